@@ -1,0 +1,3 @@
+"""kdiag: Kafka client-connectivity diagnostics."""
+
+__version__ = "0.1.0"
