@@ -1,15 +1,43 @@
-"""Runs the probe stages against a bootstrap list under one deadline and assembles the report."""
+"""Runs the probe stages against a bootstrap list under one deadline and assembles the report.
+
+dns -> tcp -> metadata -> advertised -> roundtrip. Each stage gets what is left of the run's budget;
+a stage that an earlier failure makes pointless is recorded as ``skip`` with the reason. The facts
+become a :class:`Report`; the diagnosis rules turn it into findings.
+"""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field, replace
 
-from kdiag.report import Endpoint, Report, Stage
+from kdiag.report import (
+    AdvertisedDetail,
+    BrokerReport,
+    Cluster,
+    CoordinatorReport,
+    DnsDetail,
+    EmptyDetail,
+    Endpoint,
+    MetadataDetail,
+    Report,
+    RoundtripDetail,
+    Stage,
+    TcpDetail,
+    Vantage,
+)
+from probes import advertised, dns, tcp
+from probes.codec.errors import LEADER_NOT_AVAILABLE
+from probes.deadline import Deadline, elapsed_ms
+from probes.kafka import KafkaConnection, KafkaProbeError, check_kafka
+from probes.results import DnsResult, KafkaCheck, TcpResult
 
 # progress(stage_name, stage) is called with stage=None when a stage starts and with the finished
 # Stage when it ends; renderers use it for the live view on a terminal.
 Progress = Callable[[str, Stage | None], None]
+
+_COORDINATOR_RETRIABLE = {14, 15}  # COORDINATOR_LOAD_IN_PROGRESS, COORDINATOR_NOT_AVAILABLE
 
 
 @dataclass(frozen=True)
@@ -21,8 +49,336 @@ class BootstrapOptions:
     roundtrip: bool = True
     metadata_version: int | None = None
     client_settings: dict[str, str] = field(default_factory=dict)  # librdkafka names, secrets included
+    redacted_settings: dict[str, str] = field(default_factory=dict)  # what the report may show
+    secrets: tuple[str, ...] = ()  # values to scrub from anything the client logs
     group: str | None = None
 
 
 def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None) -> Report:
-    raise NotImplementedError("being written")
+    """Probe the cluster behind ``options.targets`` and return the diagnosed report."""
+    from kdiag.diagnose import diagnose
+
+    run = _Run(options, progress or (lambda name, stage: None))
+    try:
+        report = run.execute()
+    finally:
+        run.close()
+    return report.with_findings(diagnose(report))
+
+
+class _Run:
+    def __init__(self, options: BootstrapOptions, progress: Progress) -> None:
+        self.options = options
+        self.progress = progress
+        self.deadline = Deadline.after(options.timeout)
+        self.stages: list[Stage] = []
+        self.conn: KafkaConnection | None = None
+        self.endpoint: Endpoint | None = None
+
+    def close(self) -> None:
+        if self.conn is not None:
+            self.conn.close()
+
+    def connect_timeout(self) -> float:
+        return self.deadline.cap(self.options.connect_timeout)
+
+    def record(self, stage: Stage) -> Stage:
+        self.stages.append(stage)
+        self.progress(stage.name, stage)
+        return stage
+
+    def skip(self, name: str, reason: str, detail=None) -> None:
+        self.progress(name, None)
+        self.record(Stage(name, "skip", 0.0, reason, detail or _empty_detail(name, reason)))
+
+    def execute(self) -> Report:
+        options = self.options
+        vantage = Vantage.here()
+        report = Report(bootstrap=options.targets, vantage=vantage, client=dict(options.redacted_settings))
+        results = self.stage_dns()
+        kafka = None
+        if not any(r.ok for r in results):
+            self.skip("tcp", "blocked by dns: no bootstrap host resolves")
+            self.skip("metadata", "blocked by dns")
+        else:
+            sockets = self.stage_tcp(results)
+            if sockets:
+                kafka = self.stage_metadata(sockets)
+            else:
+                self.skip("metadata", "blocked by tcp: no bootstrap address accepts connections")
+        cluster = None
+        if kafka is not None and kafka.ok:
+            cluster = self.stage_advertised(kafka)
+        else:
+            self.skip("advertised", "blocked by metadata: no advertised broker list to check")
+        if not options.roundtrip:
+            self.skip("roundtrip", "disabled with --no-roundtrip")
+        elif cluster is None or self.stage_named("advertised").failed:
+            self.skip("roundtrip", "blocked by advertised: a client would wait on unusable brokers "
+                      "until its own timeout")
+        else:
+            self.stage_roundtrip(cluster)
+        return replace(report, stages=tuple(self.stages), cluster=cluster)
+
+    def stage_named(self, name: str) -> Stage:
+        return next(s for s in self.stages if s.name == name)
+
+    # --- dns ------------------------------------------------------------------------------------
+
+    def stage_dns(self) -> list[DnsResult]:
+        self.progress("dns", None)
+        started = time.monotonic()
+        hosts = list(dict.fromkeys(t.host for t in self.options.targets))
+        timeout = self.connect_timeout()
+        with ThreadPoolExecutor(max_workers=min(len(hosts), 16)) as pool:
+            results = list(pool.map(lambda h: dns.resolve(h, timeout=timeout), hosts))
+        failed = [r for r in results if not r.ok]
+        if not failed:
+            status = "ok"
+            summary = "; ".join(f"{r.host} → {', '.join(r.addresses)}" for r in results)
+        elif len(failed) < len(results):
+            status = "warn"
+            summary = "; ".join(f"{r.host}: {r.status}" for r in failed) + " (other bootstrap hosts resolve)"
+        else:
+            status = "fail"
+            summary = "; ".join(f"cannot resolve {r.host} ({r.status})" for r in failed)
+        self.record(Stage("dns", status, elapsed_ms(started), summary, DnsDetail(tuple(results))))
+        return results
+
+    # --- tcp ------------------------------------------------------------------------------------
+
+    def stage_tcp(self, results: list[DnsResult]) -> list[tuple[Endpoint, object]]:
+        self.progress("tcp", None)
+        started = time.monotonic()
+        by_host = {r.host: r for r in results}
+        attempts = [(t, address) for t in self.options.targets if by_host[t.host].ok
+                    for address in by_host[t.host].addresses]
+        timeout = self.connect_timeout()
+        with ThreadPoolExecutor(max_workers=min(len(attempts), 32)) as pool:
+            outcomes = list(pool.map(lambda a: tcp.connect(a[1], a[0].port, timeout=timeout), attempts))
+        sockets = [(target, sock) for (target, _addr), (_res, sock) in zip(attempts, outcomes) if sock is not None]
+        tcp_results = tuple(result for result, _sock in outcomes)
+        ok = [r for r in tcp_results if r.ok]
+        if ok and len(ok) == len(tcp_results):
+            status, summary = "ok", "; ".join(f"connected to {_addr(r)} in {r.duration_ms:g} ms" for r in ok)
+        elif ok:
+            status = "warn"
+            summary = (f"{len(ok)} of {len(tcp_results)} addresses accept connections; "
+                       + "; ".join(f"{_addr(r)} {r.status}" for r in tcp_results if not r.ok))
+        else:
+            status, summary = "fail", "; ".join(f"{_addr(r)} {r.status}: {r.error}" for r in tcp_results)
+        self.record(Stage("tcp", status, elapsed_ms(started), summary, TcpDetail(tcp_results)))
+        return sockets
+
+    # --- metadata -------------------------------------------------------------------------------
+
+    def stage_metadata(self, sockets: list[tuple[Endpoint, object]]) -> KafkaCheck:
+        self.progress("metadata", None)
+        started = time.monotonic()
+        first_failure: tuple[Endpoint, KafkaCheck] | None = None
+        chosen = None
+        for endpoint, sock in sockets:
+            if chosen is not None:
+                sock.close()
+                continue
+            conn = KafkaConnection(sock)
+            address = sock.getpeername()[0]
+
+            def reconnect(timeout: float, address=address, port=endpoint.port) -> KafkaConnection:
+                _result, fresh = tcp.connect(address, port, timeout=min(timeout, self.options.connect_timeout))
+                if fresh is None:
+                    raise KafkaProbeError("error", "reconnect failed")
+                return KafkaConnection(fresh)
+
+            kafka, _response = check_kafka(conn, timeout=self.deadline.remaining(),
+                                           metadata_version=self.options.metadata_version, reconnect=reconnect)
+            if kafka.ok:
+                chosen = (endpoint, conn, kafka)
+            else:
+                conn.close()
+                first_failure = first_failure or (endpoint, kafka)
+        if chosen is None:
+            endpoint, kafka = first_failure
+            stage = Stage("metadata", "fail", elapsed_ms(started), f"{endpoint}: {kafka.status}: {kafka.error}",
+                          MetadataDetail(str(endpoint), kafka))
+            self.record(stage)
+            return kafka
+        endpoint, self.conn, kafka = chosen
+        self.endpoint = endpoint
+        cluster = kafka.cluster_id or "(no cluster id)"
+        summary = (f"cluster {cluster}, {len(kafka.brokers)} advertised broker(s), controller {kafka.controller_id}, "
+                   f"{len(kafka.topics)} topic(s) (Metadata v{kafka.metadata_version} via {endpoint})")
+        self.record(Stage("metadata", "ok", elapsed_ms(started), summary, MetadataDetail(str(endpoint), kafka)))
+        return kafka
+
+    # --- advertised -----------------------------------------------------------------------------
+
+    def stage_advertised(self, kafka: KafkaCheck) -> Cluster:
+        self.progress("advertised", None)
+        started = time.monotonic()
+        led = advertised.led_partitions(kafka.topics)
+        brokers = kafka.brokers
+        with ThreadPoolExecutor(max_workers=max(1, min(len(brokers), 64))) as pool:
+            futures = [
+                pool.submit(advertised.check_endpoint, broker, deadline=self.deadline,
+                            connect_timeout=self.options.connect_timeout,
+                            metadata_version=self.options.metadata_version, led=led.get(broker.node_id),
+                            cluster_id=kafka.cluster_id)
+                for broker in brokers
+            ]
+            coordinator = self.find_coordinator() if self.options.roundtrip else None
+            checks = [f.result() for f in futures]
+        reports = tuple(
+            BrokerReport(b.node_id, b.host, b.port, b.rack, c.dns, c.tcp, c.kafka, c.identity)
+            for b, c in zip(brokers, checks)
+        )
+        if coordinator is not None:
+            coordinator = self.check_coordinator(coordinator, reports)
+        cluster = Cluster(kafka.cluster_id, kafka.controller_id, reports, kafka.topics, coordinator)
+        bad = [b for b in reports if not b.reachable or b.identity.status == "wrong_broker"]
+        reachable = len(reports) - len(bad)
+        if not reports:
+            status, summary = "fail", "the metadata advertises no brokers"
+        elif bad:
+            status = "fail"
+            summary = f"{len(bad)} of {len(reports)} advertised broker(s) unusable from here: " + "; ".join(
+                f"broker {b.node_id} at {b.endpoint} {_broker_problem(b)}" for b in bad)
+        else:
+            status = "ok"
+            summary = f"all {len(reports)} advertised broker(s) resolve, connect and answer as themselves"
+        if status == "ok" and coordinator is not None and coordinator.reachable is False:
+            status = "fail"
+            summary += f"; the group coordinator {coordinator.host}:{coordinator.port} is unreachable"
+        detail = AdvertisedDetail(len(reports), reachable)
+        self.record(Stage("advertised", status, elapsed_ms(started), summary, detail))
+        return cluster
+
+    def find_coordinator(self) -> CoordinatorReport | None:
+        from probes.roundtrip import default_group
+
+        group = self.options.group or default_group()
+        if self.conn is None:
+            return None
+        retry_until = self.deadline.within(3.0)
+        while True:
+            try:
+                response = self.conn.find_coordinator(group, timeout=self.deadline.cap(2.0))
+            except KafkaProbeError as exc:
+                return CoordinatorReport(group, error=f"FindCoordinator failed: {exc}")
+            found = response.coordinators[0] if response.coordinators else None
+            if found is None:
+                return CoordinatorReport(group, error="FindCoordinator returned no coordinator")
+            if found.error.code in _COORDINATOR_RETRIABLE and not retry_until.expired:
+                advertised.wait_time(retry_until, 0.1)
+                continue
+            if found.error.code:
+                return CoordinatorReport(group, error=f"FindCoordinator answered {found.error}"
+                                         + (f": {found.error_message}" if found.error_message else ""))
+            return CoordinatorReport(group, found.node_id, found.host, found.port)
+
+    def check_coordinator(self, coordinator: CoordinatorReport,
+                          brokers: tuple[BrokerReport, ...]) -> CoordinatorReport:
+        if coordinator.host is None:
+            return coordinator
+        same = next((b for b in brokers if (b.host, b.port) == (coordinator.host, coordinator.port)), None)
+        if same is not None:
+            return replace(coordinator, dns=same.dns, tcp=same.tcp)
+        resolved, connected = advertised.check_address(coordinator.host, coordinator.port, deadline=self.deadline,
+                                                       connect_timeout=self.options.connect_timeout)
+        return replace(coordinator, dns=resolved, tcp=connected)
+
+    # --- roundtrip ------------------------------------------------------------------------------
+
+    def stage_roundtrip(self, cluster: Cluster) -> None:
+        from probes import roundtrip
+
+        self.progress("roundtrip", None)
+        started = time.monotonic()
+        options = self.options
+        topic = options.topic or roundtrip.PROBE_TOPIC
+        bootstrap = ",".join(str(t) for t in options.targets)
+        created = False
+        problem = self.ensure_topic(topic, cluster, bootstrap)
+        if isinstance(problem, RoundtripDetail):
+            self.record(Stage("roundtrip", "fail", elapsed_ms(started), problem.error or "", problem))
+            return
+        created = problem
+        outcome = roundtrip.run_roundtrip(bootstrap, topic=topic, settings=options.client_settings,
+                                          deadline=self.deadline, group=options.group, secrets=options.secrets)
+        detail = RoundtripDetail(outcome.topic, outcome.partition, outcome.offset, outcome.produce_ms,
+                                 outcome.consume_ms, outcome.error, outcome.error_code, created, outcome.client_log)
+        if outcome.ok:
+            summary = (f"produced and consumed 1 message on {topic}-{outcome.partition} at offset {outcome.offset} "
+                       f"(produce {outcome.produce_ms:g} ms, consume {outcome.consume_ms:g} ms)")
+            self.record(Stage("roundtrip", "ok", elapsed_ms(started), summary, detail))
+        else:
+            self.record(Stage("roundtrip", "fail", elapsed_ms(started), f"{outcome.error_code}: {outcome.error}",
+                              detail))
+
+    def ensure_topic(self, topic: str, cluster: Cluster, bootstrap: str) -> bool | RoundtripDetail:
+        """True if kdiag created the topic, False if it was there; a failure detail otherwise."""
+        from probes import roundtrip
+
+        def has_leaders() -> str | None:
+            """None when every partition has a leader, else the topic's error name."""
+            try:
+                response = self.conn.metadata(timeout=self.deadline.cap(2.0), topics=(topic,),
+                                              allow_auto_topic_creation=self.options.topic is not None)
+            except KafkaProbeError as exc:
+                return f"metadata: {exc}"
+            found = next((t for t in response.topics if t.name == topic), None)
+            if found is None:
+                return "UNKNOWN_TOPIC_OR_PARTITION"
+            if found.error.code and found.error.code != LEADER_NOT_AVAILABLE:
+                return found.error.name
+            if found.error.code or not found.partitions or any(p.leader_id < 0 for p in found.partitions):
+                return "LEADER_NOT_AVAILABLE"
+            return None
+
+        existing = next((t for t in cluster.topics if t.name == topic), None)
+        if existing is not None and existing.partitions and all(p.leader_id >= 0 for p in existing.partitions):
+            return False
+        created = False
+        if existing is None and self.options.topic is None:
+            error = roundtrip.create_topic(bootstrap, topic, settings=self.options.client_settings,
+                                           deadline=self.deadline, secrets=self.options.secrets)
+            if error is not None:
+                code = error.split(":", 1)[0]
+                return RoundtripDetail(topic, error=f"kdiag could not create its probe topic {topic}: {error}",
+                                       error_code=code)
+            created = True
+        # A topic just created (by kdiag, or by auto-create) takes a moment to get its leaders.
+        settling = {"LEADER_NOT_AVAILABLE"} | ({"UNKNOWN_TOPIC_OR_PARTITION"} if created else set())
+        settle_until = self.deadline.within(5.0)
+        state = has_leaders()
+        while state in settling and not settle_until.expired:
+            advertised.wait_time(settle_until, 0.05)
+            state = has_leaders()
+        if state is None:
+            return created
+        if state == "UNKNOWN_TOPIC_OR_PARTITION":
+            return RoundtripDetail(topic, error=f"topic {topic} does not exist and the broker did not create it "
+                                   "(auto.create.topics.enable=false?)", error_code=state)
+        return RoundtripDetail(topic, error=f"topic {topic}: {state}", error_code=state)
+
+
+def _addr(result: TcpResult) -> str:
+    address = result.address or "?"
+    return f"[{address}]:{result.port}" if ":" in address else f"{address}:{result.port}"
+
+
+def _broker_problem(broker: BrokerReport) -> str:
+    if not broker.dns.ok:
+        return f"does not resolve ({broker.dns.status})"
+    if not broker.tcp.ok:
+        return f"tcp {broker.tcp.status}"
+    if broker.identity.status == "wrong_broker":
+        return "leads to a different broker"
+    return f"kafka {broker.kafka.status}"
+
+
+def _empty_detail(name: str, reason: str):
+    return {
+        "dns": DnsDetail(), "tcp": TcpDetail(), "metadata": MetadataDetail(reason=reason),
+        "advertised": AdvertisedDetail(reason=reason), "roundtrip": RoundtripDetail(reason=reason),
+    }.get(name, EmptyDetail(reason))

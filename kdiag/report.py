@@ -11,6 +11,7 @@ Additions to the contract's shape (documented in README "Report schema additions
 from __future__ import annotations
 
 import datetime as _dt
+import ipaddress
 import json
 import os
 import socket
@@ -44,15 +45,28 @@ class Vantage:
 
     @classmethod
     def here(cls) -> Vantage:
-        name = socket.gethostname()
-        addresses: list[str] = []
-        try:
-            for info in socket.getaddrinfo(name, None, proto=socket.IPPROTO_TCP):
-                if info[4][0] not in addresses:
-                    addresses.append(info[4][0])
-        except OSError:
-            pass
-        return cls(name, tuple(addresses))
+        """This machine's name and non-loopback interface addresses (no DNS lookup: it may hang)."""
+        return cls(socket.gethostname(), tuple(_interface_addresses()))
+
+
+def _interface_addresses() -> list[str]:
+    addresses: list[str] = []
+    try:  # Linux: IPv4 from the kernel's FIB view, IPv6 from /proc/net/if_inet6
+        with open("/proc/net/fib_trie", encoding="ascii") as handle:
+            lines = handle.read().splitlines()
+        for previous, line in zip(lines, lines[1:]):
+            if line.strip() == "/32 host LOCAL":
+                address = previous.split()[-1]
+                if not address.startswith("127.") and address not in addresses:
+                    addresses.append(address)
+        with open("/proc/net/if_inet6", encoding="ascii") as handle:
+            for row in handle:
+                raw, _idx, _plen, scope = row.split()[:4]
+                if scope == "00":  # global scope only
+                    addresses.append(str(ipaddress.IPv6Address(bytes.fromhex(raw))))
+    except (OSError, ValueError):
+        pass
+    return addresses
 
 
 # --- stage details: one typed shape per stage ---------------------------------------------------

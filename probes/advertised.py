@@ -1,0 +1,121 @@
+"""Stage ``advertised``: use every broker the metadata advertises, the way a client will.
+
+For each advertised ``host:port``, in parallel: resolve it, connect to it, speak ApiVersions and
+Metadata through it, and prove it is the broker it claims to be (a ListOffsets for a partition it
+leads must not answer NOT_LEADER_OR_FOLLOWER; the cluster id must match). Ten dead brokers cost
+one connect timeout, not ten.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from probes import dns, tcp
+from probes.codec.errors import NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION
+from probes.deadline import Deadline
+from probes.kafka import KafkaConnection, KafkaProbeError, check_kafka
+from probes.results import DnsResult, IdentityCheck, KafkaBroker, KafkaCheck, TcpResult, TopicInfo
+
+
+@dataclass(frozen=True)
+class EndpointCheck:
+    dns: DnsResult
+    tcp: TcpResult
+    kafka: KafkaCheck
+    identity: IdentityCheck
+
+
+def led_partitions(topics: tuple[TopicInfo, ...]) -> dict[int, tuple[str, int]]:
+    """One (topic, partition) each broker leads, preferring user topics over internal ones."""
+    led: dict[int, tuple[str, int]] = {}
+    for topic in sorted(topics, key=lambda t: (t.is_internal, t.name)):
+        for partition in topic.partitions:
+            if partition.leader_id >= 0 and partition.error == "NONE":
+                led.setdefault(partition.leader_id, (topic.name, partition.partition))
+    return led
+
+
+def connect_first(host_result: DnsResult, port: int, *, deadline: Deadline,
+                  connect_timeout: float) -> tuple[TcpResult, object | None]:
+    """Try the resolved addresses in order (as clients do); the first success wins."""
+    first_failure: TcpResult | None = None
+    for address in host_result.addresses:
+        if deadline.expired:
+            break
+        result, sock = tcp.connect(address, port, timeout=deadline.cap(connect_timeout))
+        if sock is not None:
+            return result, sock
+        first_failure = first_failure or result
+    if first_failure is None:
+        return TcpResult("timeout", None, port, "the run's deadline passed before connecting"), None
+    return first_failure, None
+
+
+def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: float,
+                   metadata_version: int | None, led: tuple[str, int] | None,
+                   cluster_id: str | None) -> EndpointCheck:
+    resolved = dns.resolve(broker.host, timeout=deadline.cap(connect_timeout))
+    skipped = KafkaCheck("skip")
+    if not resolved.ok:
+        return EndpointCheck(resolved, TcpResult("skip"), skipped, IdentityCheck("skip"))
+    connected, sock = connect_first(resolved, broker.port, deadline=deadline, connect_timeout=connect_timeout)
+    if sock is None:
+        return EndpointCheck(resolved, connected, skipped, IdentityCheck("skip"))
+
+    def reconnect(timeout: float) -> KafkaConnection:
+        _result, fresh = tcp.connect(connected.address, broker.port, timeout=min(timeout, connect_timeout))
+        if fresh is None:
+            raise KafkaProbeError("error", "reconnect failed")
+        return KafkaConnection(fresh)
+
+    with KafkaConnection(sock) as conn:
+        kafka, _metadata = check_kafka(conn, timeout=deadline.remaining(), metadata_version=metadata_version,
+                                       reconnect=reconnect)
+        identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline)
+    if identity.status == "wrong_broker":
+        kafka = KafkaCheck("wrong_broker", kafka.api_versions_version, kafka.metadata_version, kafka.cluster_id,
+                           kafka.controller_id, kafka.brokers, (), error=identity.error, duration_ms=kafka.duration_ms)
+    return EndpointCheck(resolved, connected, kafka, identity)
+
+
+def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, int] | None,
+                   cluster_id: str | None, deadline: Deadline) -> IdentityCheck:
+    if not kafka.ok:
+        return IdentityCheck("skip")
+    if cluster_id and kafka.cluster_id and kafka.cluster_id != cluster_id:
+        return IdentityCheck("wrong_broker", error=f"this endpoint belongs to cluster {kafka.cluster_id}, "
+                             f"not {cluster_id}", cluster_id=kafka.cluster_id)
+    if led is None:
+        return IdentityCheck("unverified", error="the broker leads no partition, so ListOffsets cannot prove "
+                             "which broker answers", cluster_id=kafka.cluster_id)
+    topic, partition = led
+    try:
+        response = conn.list_offsets(topic, partition, timeout=deadline.cap(2.0))
+    except KafkaProbeError as exc:
+        return IdentityCheck("unverified", topic, partition, f"ListOffsets failed: {exc}", kafka.cluster_id)
+    codes = {p.error.code for p in response.partitions}
+    if codes & {NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION}:
+        error = next(p.error for p in response.partitions if p.error.code)
+        return IdentityCheck("wrong_broker", topic, partition,
+                             f"ListOffsets for {topic}-{partition}, which this broker leads, answered {error}: "
+                             "the endpoint reaches a different broker", kafka.cluster_id)
+    if codes - {0}:
+        error = next(p.error for p in response.partitions if p.error.code)
+        return IdentityCheck("unverified", topic, partition, f"ListOffsets answered {error}", kafka.cluster_id)
+    return IdentityCheck("ok", topic, partition, None, kafka.cluster_id)
+
+
+def check_address(host: str, port: int, *, deadline: Deadline, connect_timeout: float) -> tuple[DnsResult, TcpResult]:
+    """Resolve and connect only (for the coordinator when it is not among the advertised brokers)."""
+    resolved = dns.resolve(host, timeout=deadline.cap(connect_timeout))
+    if not resolved.ok:
+        return resolved, TcpResult("skip")
+    connected, sock = connect_first(resolved, port, deadline=deadline, connect_timeout=connect_timeout)
+    if sock is not None:
+        sock.close()
+    return resolved, connected
+
+
+def wait_time(deadline: Deadline, seconds: float) -> None:
+    time.sleep(max(0.0, deadline.cap(seconds)))

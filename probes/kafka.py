@@ -1,0 +1,230 @@
+"""The Kafka conversation over one TCP connection: ApiVersions, then Metadata (and friends).
+
+The socket work is here; the bytes are the codec's. Every call takes ``timeout=`` and never waits
+longer: a peer that sends one byte a second, or a 2 GB frame length, ends in a bounded error.
+"""
+
+from __future__ import annotations
+
+import socket
+import time
+from typing import Any
+
+from kdiag import __version__
+from probes.codec import (
+    SPECS,
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    FrameTooLarge,
+    KafkaClientProtocol,
+    ListOffsetsRequest,
+    ListOffsetsResponse,
+    MalformedFrame,
+    MetadataRequest,
+    MetadataResponse,
+    NotKafka,
+    SaslHandshakeRequest,
+    SaslHandshakeResponse,
+    foreign_or_garbage,
+)
+from probes.codec.errors import UNSUPPORTED_VERSION
+from probes.deadline import elapsed_ms
+from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, TopicInfo
+
+CLIENT_ID = "kdiag"
+
+
+class KafkaProbeError(Exception):
+    """A Kafka conversation that could not complete; ``status`` is the KafkaCheck status."""
+
+    def __init__(self, status: str, message: str, *, foreign: ForeignBytes | None = None,
+                 received: int = 0) -> None:
+        super().__init__(message)
+        self.status = status
+        self.foreign = foreign
+        self.received = received
+
+
+class ConnectionClosed(KafkaProbeError):
+    """The peer closed the connection before answering."""
+
+
+class KafkaConnection:
+    """A connected socket speaking Kafka through the sans-I/O ``KafkaClientProtocol``."""
+
+    def __init__(self, sock: socket.socket, *, client_id: str = CLIENT_ID) -> None:
+        self.sock = sock
+        self.protocol = KafkaClientProtocol(client_id=client_id)
+        self.api_versions: ApiVersionsResponse | None = None
+        self.received = 0
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+    def __enter__(self) -> KafkaConnection:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def request(self, request: Any, *, timeout: float) -> Any:
+        """Send ``request`` and wait for its response, at most ``timeout`` seconds in all."""
+        deadline = time.monotonic() + timeout
+        correlation_id, data = self.protocol.send_request(request)
+        try:
+            self.sock.settimeout(max(timeout, 0.001))
+            self.sock.sendall(data)
+            while True:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise socket.timeout
+                self.sock.settimeout(left)
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    raise ConnectionClosed("error", f"the peer closed the connection after {self.received} bytes "
+                                           f"without answering {type(request).__name__[:-7]}",
+                                           received=self.received)
+                first = self.received == 0
+                self.received += len(chunk)
+                try:
+                    for got_id, response in self.protocol.receive_bytes(chunk):
+                        if got_id == correlation_id:
+                            return response
+                except NotKafka as exc:
+                    foreign = ForeignBytes(exc.foreign.kind, exc.foreign.description, exc.foreign.preview)
+                    raise KafkaProbeError("tls_expected" if exc.foreign.is_tls else "not_kafka",
+                                          f"the port answered with {exc.foreign.description}", foreign=foreign,
+                                          received=self.received) from None
+                except FrameTooLarge as exc:
+                    garbage = foreign_or_garbage(chunk if first else b"")
+                    foreign = ForeignBytes(garbage.kind, str(exc), exc.preview)
+                    raise KafkaProbeError("not_kafka", str(exc), foreign=foreign, received=self.received) from None
+                except MalformedFrame as exc:
+                    foreign = ForeignBytes("binary", f"a frame that does not decode as Kafka: {exc}", "")
+                    raise KafkaProbeError("not_kafka", str(exc), foreign=foreign, received=self.received) from None
+        except socket.timeout:
+            what = type(request).__name__.removesuffix("Request")
+            if self.received:
+                raise KafkaProbeError("error", f"{what}: only {self.received} bytes arrived within {timeout:g}s "
+                                      "(a very slow or stalled peer)", received=self.received) from None
+            raise KafkaProbeError("error", f"no answer to {what} within {timeout:g}s "
+                                  "(the port accepts connections but does not speak Kafka, or is overloaded)") from None
+        except OSError as exc:
+            if isinstance(exc, KafkaProbeError):
+                raise
+            raise ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
+                                   received=self.received) from None
+
+    # --- the conversations ----------------------------------------------------------------------
+
+    def negotiate(self, *, timeout: float) -> ApiVersionsResponse:
+        """ApiVersions at kdiag's highest version; on UNSUPPORTED_VERSION, again at the broker's."""
+        deadline = time.monotonic() + timeout
+        version = SPECS[ApiVersionsRequest.API_KEY].max_version
+        for _ in range(3):
+            response = self.request(ApiVersionsRequest(version=version, client_software_version=__version__),
+                                    timeout=max(deadline - time.monotonic(), 0.001))
+            if response.error.code != UNSUPPORTED_VERSION:
+                break
+            offered = response.range_for(ApiVersionsRequest.API_KEY)
+            version = min(version - 1, offered.max_version if offered else 0)
+            if version < 0:
+                break
+        if response.error.code:
+            raise KafkaProbeError("error", f"ApiVersions answered {response.error}")
+        self.api_versions = response
+        return response
+
+    def version_for(self, api_key: int, pinned: int | None = None) -> int:
+        """The version to use for ``api_key``: ``pinned`` if given, else the best both sides speak."""
+        if pinned is not None:
+            return pinned
+        spec = SPECS[api_key]
+        chosen = spec.pick_version(self.api_versions.range_for(api_key) if self.api_versions else None)
+        if chosen is None:
+            raise KafkaProbeError("error", f"the broker supports no {spec.name} version kdiag speaks "
+                                  f"(kdiag v{spec.min_version}-v{spec.max_version})")
+        return chosen
+
+    def metadata(self, *, timeout: float, version: int | None = None,
+                 topics: tuple[str, ...] | None = None, allow_auto_topic_creation: bool = False) -> MetadataResponse:
+        chosen = self.version_for(MetadataRequest.API_KEY, version)
+        return self.request(MetadataRequest(version=chosen, topics=topics,
+                                            allow_auto_topic_creation=allow_auto_topic_creation), timeout=timeout)
+
+    def list_offsets(self, topic: str, partition: int, *, timeout: float) -> ListOffsetsResponse:
+        chosen = self.version_for(ListOffsetsRequest.API_KEY)
+        return self.request(ListOffsetsRequest(topic, partition, version=chosen,
+                                               timeout_ms=max(int(timeout * 1000), 1)), timeout=timeout)
+
+    def find_coordinator(self, group: str, *, timeout: float) -> FindCoordinatorResponse:
+        chosen = self.version_for(FindCoordinatorRequest.API_KEY)
+        return self.request(FindCoordinatorRequest(group, version=chosen), timeout=timeout)
+
+    def sasl_handshake(self, mechanism: str, *, timeout: float) -> SaslHandshakeResponse:
+        return self.request(SaslHandshakeRequest(mechanism, version=1), timeout=timeout)
+
+
+def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int | None = None,
+                reconnect=None) -> tuple[KafkaCheck, MetadataResponse | None]:
+    """ApiVersions then Metadata over ``conn``: the facts, or a status saying why not.
+
+    ``reconnect`` (a callable giving a fresh ``KafkaConnection``) lets a listener that answered
+    ApiVersions but hung up on Metadata be asked which SASL mechanisms it wants.
+    """
+    started = time.monotonic()
+    deadline = started + timeout
+    api_version = None
+    try:
+        api = conn.negotiate(timeout=timeout)
+        api_version = api.version
+        response = conn.metadata(timeout=max(deadline - time.monotonic(), 0.001), version=metadata_version)
+    except ConnectionClosed as exc:
+        if api_version is not None:
+            mechanisms = _sasl_mechanisms(reconnect, max(deadline - time.monotonic(), 0.001))
+            if mechanisms is not None:
+                return KafkaCheck("auth_required", api_version, None, sasl_mechanisms=mechanisms,
+                                  error="the listener answered ApiVersions, then closed the connection on Metadata: "
+                                        "it requires SASL authentication first",
+                                  duration_ms=elapsed_ms(started)), None
+        return KafkaCheck("error", api_version, error=str(exc), duration_ms=elapsed_ms(started)), None
+    except KafkaProbeError as exc:
+        return KafkaCheck(exc.status, api_version, foreign=exc.foreign, error=str(exc),
+                          duration_ms=elapsed_ms(started)), None
+    return metadata_check(response, api_version, elapsed_ms(started)), response
+
+
+def metadata_check(response: MetadataResponse, api_version: int | None, duration_ms: float) -> KafkaCheck:
+    brokers = tuple(KafkaBroker(b.node_id, b.host, b.port, b.rack) for b in response.brokers)
+    topics = tuple(
+        TopicInfo(
+            name=t.name or "",
+            partitions=tuple(PartitionInfo(p.partition_index, p.leader_id, p.replica_nodes, p.isr_nodes, p.error.name)
+                             for p in sorted(t.partitions, key=lambda p: p.partition_index)),
+            is_internal=t.is_internal,
+            error=t.error.name,
+        )
+        for t in sorted(response.topics, key=lambda t: t.name or "")
+    )
+    error = None if response.error.ok else f"Metadata answered {response.error}"
+    return KafkaCheck("ok" if response.error.ok else "error", api_version, response.version, response.cluster_id,
+                      response.controller_id, brokers, topics, error=error, duration_ms=duration_ms)
+
+
+def _sasl_mechanisms(reconnect, timeout: float) -> tuple[str, ...] | None:
+    """Ask a fresh connection for the enabled SASL mechanisms; None if that is not a SASL listener."""
+    if reconnect is None:
+        return None
+    try:
+        with reconnect(timeout) as conn:
+            response = conn.sasl_handshake("PLAIN", timeout=timeout)
+    except (KafkaProbeError, OSError):
+        return None
+    if response.error.code in (0, 33):  # NONE or UNSUPPORTED_SASL_MECHANISM: a SASL listener
+        return response.mechanisms
+    return None

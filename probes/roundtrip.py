@@ -1,0 +1,171 @@
+"""Stage ``roundtrip``: produce one message and consume it back, the way a real client does.
+
+confluent-kafka (librdkafka) bootstraps, follows the advertised addresses, produces, and a consumer
+reads the message back with ``assign()`` (no group rebalance to wait for). librdkafka's own error and
+log lines are kept as evidence, with every secret value scrubbed out.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from probes.deadline import Deadline, elapsed_ms
+
+PROBE_TOPIC = "kdiag-probe"
+MAX_LOG_LINES = 40
+
+
+@dataclass(frozen=True)
+class RoundtripOutcome:
+    ok: bool
+    topic: str
+    partition: int | None = None
+    offset: int | None = None
+    produce_ms: float | None = None
+    consume_ms: float | None = None
+    error: str | None = None
+    error_code: str | None = None
+    topic_created: bool = False
+    client_log: tuple[str, ...] = ()
+
+
+class _LogCollector(logging.Handler):
+    def __init__(self, secrets: Iterable[str]) -> None:
+        super().__init__(logging.DEBUG)
+        self.lines: list[str] = []
+        self._secrets = [s for s in secrets if s]
+
+    def scrub(self, text: str) -> str:
+        for secret in self._secrets:
+            text = text.replace(secret, "***")
+        return text
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if len(self.lines) < MAX_LOG_LINES:
+            self.lines.append(self.scrub(record.getMessage()))
+
+
+def default_group() -> str:
+    return f"kdiag-probe-{socket.gethostname()}"
+
+
+def client_config(bootstrap: str, settings: dict[str, str], *, timeout: float, logger: logging.Logger) -> dict:
+    config = {
+        "socket.connection.setup.timeout.ms": max(int(timeout * 1000), 1000),
+        "socket.timeout.ms": max(int(timeout * 1000), 10),
+        "reconnect.backoff.ms": 20,
+        "reconnect.backoff.max.ms": 200,
+        **settings,
+        "bootstrap.servers": bootstrap,
+        "logger": logger,
+    }
+    return config
+
+
+def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadline: Deadline,
+                  group: str | None = None, secrets: Iterable[str] = ()) -> RoundtripOutcome:
+    """Produce one uniquely-valued message to ``topic`` and read it back before the deadline."""
+    from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
+
+    collector = _LogCollector(secrets)
+    logger = logging.getLogger(f"kdiag.librdkafka.{uuid.uuid4().hex[:8]}")
+    logger.propagate = False
+    logger.setLevel(logging.DEBUG)
+    logger.addHandler(collector)
+    errors: list[str] = []
+    payload = f"kdiag roundtrip {uuid.uuid4()} from {socket.gethostname()} pid {os.getpid()}".encode()
+    delivered: dict = {}
+
+    def on_error(err) -> None:
+        if len(errors) < MAX_LOG_LINES:
+            errors.append(collector.scrub(f"{err.name()}: {err.str()}"))
+
+    def on_delivery(err, msg) -> None:
+        delivered["err"] = err
+        if err is None:
+            delivered["partition"], delivered["offset"] = msg.partition(), msg.offset()
+
+    def outcome(**kwargs) -> RoundtripOutcome:
+        log = tuple(errors) + tuple(line for line in collector.lines if line not in errors)
+        return RoundtripOutcome(topic=topic, client_log=log[:MAX_LOG_LINES], **kwargs)
+
+    started = time.monotonic()
+    try:
+        producer_config = client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger)
+        producer_config.update({"message.timeout.ms": max(int(deadline.remaining() * 1000) - 50, 1),
+                                "linger.ms": 0, "error_cb": on_error, "client.id": "kdiag-roundtrip"})
+        producer = Producer(producer_config)
+        producer.produce(topic, value=payload, key=b"kdiag", on_delivery=on_delivery)
+        producer.flush(max(deadline.remaining(), 0.001))
+        produce_ms = elapsed_ms(started)
+        err = delivered.get("err")
+        if "err" not in delivered:
+            return outcome(ok=False, produce_ms=produce_ms, error_code="_MSG_TIMED_OUT",
+                           error="the message was not delivered before the deadline")
+        if err is not None:
+            return outcome(ok=False, produce_ms=produce_ms, error_code=err.name(),
+                           error=collector.scrub(f"produce failed: {err.str()}"))
+        partition, offset = delivered["partition"], delivered["offset"]
+        consumer_config = client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger)
+        consumer_config.update({"group.id": group or default_group(), "enable.auto.commit": False,
+                                "enable.partition.eof": False, "fetch.wait.max.ms": 20, "error_cb": on_error,
+                                "client.id": "kdiag-roundtrip"})
+        consume_started = time.monotonic()
+        consumer = Consumer(consumer_config)
+        try:
+            consumer.assign([TopicPartition(topic, partition, offset)])
+            while not deadline.expired:
+                message = consumer.poll(deadline.cap(0.2))
+                if message is None:
+                    continue
+                if message.error():
+                    errors.append(collector.scrub(f"consume: {message.error().str()}"))
+                    continue
+                if message.value() == payload:
+                    return outcome(ok=True, partition=partition, offset=offset, produce_ms=produce_ms,
+                                   consume_ms=elapsed_ms(consume_started))
+        finally:
+            consumer.close()
+        return outcome(ok=False, partition=partition, offset=offset, produce_ms=produce_ms,
+                       consume_ms=elapsed_ms(consume_started), error_code="_TIMED_OUT",
+                       error="the message was produced but not read back before the deadline")
+    except KafkaException as exc:
+        err = exc.args[0] if exc.args else None
+        name = err.name() if hasattr(err, "name") else "KafkaException"
+        text = err.str() if hasattr(err, "str") else str(exc)
+        return outcome(ok=False, error_code=name, error=collector.scrub(text))
+    finally:
+        logger.removeHandler(collector)
+
+
+def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadline: Deadline,
+                 secrets: Iterable[str] = ()) -> str | None:
+    """Create ``topic`` through the admin API; None on success (or if it exists), else the error."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    collector = _LogCollector(secrets)
+    logger = logging.getLogger(f"kdiag.librdkafka.admin.{uuid.uuid4().hex[:8]}")
+    logger.propagate = False
+    logger.addHandler(collector)
+    admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
+    futures = admin.create_topics([NewTopic(topic, num_partitions=1)],
+                                  request_timeout=max(deadline.remaining(), 0.1))
+    try:
+        futures[topic].result(timeout=max(deadline.remaining(), 0.1))
+    except KafkaException as exc:
+        err = exc.args[0]
+        if err.name() == "TOPIC_ALREADY_EXISTS":
+            return None
+        return collector.scrub(f"{err.name()}: {err.str()}")
+    except Exception as exc:  # noqa: BLE001 - concurrent.futures timeout or a client-side failure
+        return collector.scrub(f"{type(exc).__name__}: {exc}")
+    finally:
+        logger.removeHandler(collector)
+    return None
