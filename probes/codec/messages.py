@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from probes.codec.errors import NONE, KafkaError, kafka_error
+from probes.codec.errors import NONE, UNSUPPORTED_VERSION, KafkaError, kafka_error
 from probes.codec.reader import MalformedFrame, Reader
 from probes.codec.writer import Writer
 
@@ -62,8 +62,10 @@ def _decode_api_versions_request(r: Reader, version: int) -> ApiVersionsRequest:
 
 
 def _decode_api_versions(r: Reader, version: int) -> ApiVersionsResponse:
-    flexible = version >= 3
     error = kafka_error(r.int16())
+    if error.code == UNSUPPORTED_VERSION:
+        version = 0  # a broker answers an ApiVersions version it does not know with a v0 body (KIP-511)
+    flexible = version >= 3
 
     def api_range() -> ApiVersionRange:
         item = ApiVersionRange(r.int16(), r.int16(), r.int16())
