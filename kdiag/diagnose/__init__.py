@@ -1,0 +1,55 @@
+"""The diagnosis catalog: pure rules that turn a report's facts into findings.
+
+``diagnose(report)`` runs every rule in ``CATALOG`` and returns the findings, errors first, then
+warnings, then infos, each group in catalog order. A healthy report yields no findings at all. The
+CLI, the sidecar and the fleet job all call this, and ``run_rule`` runs one check by id (like
+``brew doctor CHECK``).
+"""
+
+from __future__ import annotations
+
+from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
+from kdiag.diagnose.rule import Rule
+from kdiag.diagnose.rules import advertised, bootstrap, protocol, topics
+from kdiag.report import SEVERITIES, Finding, Report
+
+CATALOG: tuple[Rule, ...] = bootstrap.RULES + protocol.RULES + advertised.RULES + topics.RULES
+
+_BY_ID = {rule.id: rule for rule in CATALOG}
+if len(_BY_ID) != len(CATALOG):
+    raise RuntimeError("diagnosis rule ids must be unique")
+
+
+class UnknownRule(LookupError):
+    """No rule has that id."""
+
+    def __init__(self, rule_id: str) -> None:
+        super().__init__(f"no diagnosis rule {rule_id!r}; known: {', '.join(_BY_ID)}")
+        self.rule_id = rule_id
+
+
+def rule_ids() -> tuple[str, ...]:
+    return tuple(_BY_ID)
+
+
+def get_rule(rule_id: str) -> Rule:
+    try:
+        return _BY_ID[rule_id.upper()]
+    except KeyError:
+        raise UnknownRule(rule_id) from None
+
+
+def run_rule(report: Report, rule_id: str) -> tuple[Finding, ...]:
+    """One rule's findings for this report (empty when healthy); UnknownRule for an unknown id."""
+    return get_rule(rule_id).run(report)
+
+
+def diagnose(report: Report) -> tuple[Finding, ...]:
+    """Every rule's findings: errors, then warnings, then infos; catalog order within each."""
+    found = [f for rule in CATALOG for f in rule.run(report)]
+    rank = {severity: index for index, severity in enumerate(SEVERITIES)}
+    return tuple(sorted(found, key=lambda f: rank.get(f.severity, len(rank))))
+
+
+__all__ = ["CATALOG", "HostKind", "Rule", "UnknownRule", "classify_host", "diagnose", "get_rule", "is_loopback",
+           "rule_ids", "run_rule"]

@@ -1,0 +1,408 @@
+"""Copy-paste fix text, built from what the report observed.
+
+A fix names real hosts and ports from the report: the broker's current advertised endpoint, the
+bootstrap endpoint this machine actually used, the ports already taken. Placeholders appear only for
+facts no report can hold (another broker's public name, a security group id, a password).
+
+Listener changes come in both forms users meet: ``server.properties`` lines and the Docker
+``KAFKA_*`` environment of the broker's service.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl,
+                                  client_uses_tls, hostport, join_words, plural, security_protocol, vantage_address)
+from kdiag.diagnose.hosts import CONTAINER_ID, EC2_INTERNAL, KUBERNETES, SINGLE_LABEL, classify_host, is_loopback
+from kdiag.report import BrokerReport, Endpoint, Report
+
+BIND_ALL = "0.0.0.0"
+_PORT_BASES = (9092, 19092, 29092, 39092, 49092)
+KRAFT_NOTE = ("With KRaft, keep the CONTROLLER listener in listeners= and listener.security.protocol.map= "
+              "(KAFKA_LISTENERS / KAFKA_LISTENER_SECURITY_PROTOCOL_MAP) as it is; keep any other listener you "
+              "already have the same way.")
+
+
+KUBERNETES_NOTE = ("On Kubernetes the operator or chart writes these lines: give each broker its own external "
+                   "address there (Strimzi: an external listener of type loadbalancer, nodeport or ingress, with "
+                   "configuration.brokers[].advertisedHost; Bitnami chart: externalAccess.enabled with one service "
+                   "per broker). A single load balancer or port-forward in front of all brokers cannot work.")
+
+
+def docker_env_name(prop: str) -> str:
+    """The Confluent/Apache Kafka image's environment name for a broker property:
+    ``advertised.listeners`` -> ``KAFKA_ADVERTISED_LISTENERS``."""
+    return "KAFKA_" + prop.upper().replace(".", "_").replace("-", "__")
+
+
+def properties_block(node_id: int | None, settings: Sequence[tuple[str, str]], *, comment: str | None = None) -> str:
+    """``server.properties`` lines under a comment naming the broker."""
+    head = f"# broker {node_id} (node.id={node_id}): server.properties" if node_id is not None else \
+        "# every broker: server.properties"
+    lines = [head] + ([f"# {comment}"] if comment else []) + [f"{name}={value}" for name, value in settings]
+    return "\n".join(lines)
+
+
+def docker_block(node_id: int | None, settings: Sequence[tuple[str, str]], *, publish: Sequence[int] = ()) -> str:
+    """The same settings as the Docker image's environment, plus the ports to publish."""
+    who = f"broker {node_id}" if node_id is not None else "every broker"
+    lines = [f"# {who}: Docker, in the broker service's environment:"]
+    lines += [f"{docker_env_name(name)}: {value}" for name, value in settings]
+    if publish:
+        lines.append("# and in the service's ports:")
+        lines.extend(f'#   - "{port}:{port}"' for port in publish)
+    return "\n".join(lines)
+
+
+def property_lines(node_id: int | None, settings: Sequence[tuple[str, str]], *, comment: str | None = None,
+                   publish: Sequence[int] = ()) -> str:
+    """Broker properties in both forms: server.properties lines, then the Docker environment."""
+    return (properties_block(node_id, settings, comment=comment) + "\n\n"
+            + docker_block(node_id, settings, publish=publish))
+
+
+# --- one broker's listeners, rendered two ways ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Listener:
+    name: str
+    protocol: str
+    bind_port: int
+    advertised_host: str
+    advertised_port: int
+    bind_host: str = BIND_ALL
+
+    @property
+    def bind(self) -> str:
+        return f"{self.name}://{hostport(self.bind_host, self.bind_port)}"
+
+    @property
+    def advertised(self) -> str:
+        return f"{self.name}://{hostport(self.advertised_host, self.advertised_port)}"
+
+
+@dataclass(frozen=True)
+class BrokerListeners:
+    """The listener lines one broker needs."""
+
+    node_id: int
+    listeners: tuple[Listener, ...]
+    inter_broker: str | None = None
+    publish: tuple[int, ...] = ()  # ports to publish from the container (host port = container port)
+    comment: str | None = None
+
+    @property
+    def needs_protocol_map(self) -> bool:
+        return any(listener.name != listener.protocol for listener in self.listeners)
+
+    @property
+    def protocol_map(self) -> str:
+        return ",".join(f"{listener.name}:{listener.protocol}" for listener in self.listeners)
+
+    def settings(self) -> list[tuple[str, str]]:
+        """The broker properties, in order, as (name, value)."""
+        pairs = [("listeners", ",".join(listener.bind for listener in self.listeners)),
+                 ("advertised.listeners", ",".join(listener.advertised for listener in self.listeners))]
+        if self.needs_protocol_map:
+            pairs.append(("listener.security.protocol.map", self.protocol_map))
+        if self.inter_broker:
+            pairs.append(("inter.broker.listener.name", self.inter_broker))
+        return pairs
+
+    def server_properties(self) -> str:
+        return properties_block(self.node_id, self.settings(), comment=self.comment)
+
+    def docker_environment(self) -> str:
+        return docker_block(self.node_id, self.settings(), publish=self.publish)
+
+    def render(self) -> str:
+        return property_lines(self.node_id, self.settings(), comment=self.comment, publish=self.publish)
+
+
+# --- where each broker should be reachable from outside ------------------------------------------
+
+
+@dataclass(frozen=True)
+class ExternalAddress:
+    host: str
+    known: bool  # False: a placeholder the user fills in
+
+
+def shares_external_host(report: Report, brokers: Sequence[BrokerReport]) -> bool:
+    """All brokers sit behind the address this machine bootstrapped with (one Docker host, a tunnel),
+    so they need one external port each rather than one name each."""
+    used = bootstrap_used(report)
+    if used is None or report.cluster is None or len(report.cluster.brokers) <= 1:
+        return False
+    if is_loopback(used.host):
+        return True
+    return all(classify_host(b.host).kind in (SINGLE_LABEL, CONTAINER_ID) for b in brokers)
+
+
+def external_address(report: Report, broker: BrokerReport, *, shared: bool) -> ExternalAddress:
+    """The address outside clients should be given for ``broker``."""
+    used = bootstrap_used(report)
+    single = report.cluster is None or len(report.cluster.brokers) <= 1
+    if used is not None and (single or shared):
+        return ExternalAddress(used.host, True)
+    kind = classify_host(broker.host)
+    if kind.kind == EC2_INTERNAL:
+        return ExternalAddress(f"<public DNS name of broker {broker.node_id}, "
+                               f"ec2-A-B-C-D.{kind.region}.compute.amazonaws.com>", False)
+    return ExternalAddress(f"<address clients outside use for broker {broker.node_id}>", False)
+
+
+def free_port_base(report: Report, count: int) -> int:
+    """A port (or a run of ``count`` ports) no broker advertises and no bootstrap address uses."""
+    taken = {e.port for e in report.bootstrap}
+    if report.cluster is not None:
+        taken.update(b.port for b in report.cluster.brokers)
+    for base in _PORT_BASES:
+        if all(base + i not in taken for i in range(count)):
+            return base
+    return max(taken, default=19092) + 1000
+
+
+def listener_protocol(report: Report) -> str:
+    protocol = security_protocol(report)
+    return protocol if protocol in ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL") else "PLAINTEXT"
+
+
+# --- Option 1 / Option 2 -------------------------------------------------------------------------
+
+
+def _cluster_size(report: Report) -> int:
+    return 1 if report.cluster is None else max(1, len(report.cluster.brokers))
+
+
+def _option_one(report: Report, brokers: Sequence[BrokerReport], used: Endpoint, *, shared: bool,
+                allow_loopback: bool) -> str | None:
+    """One listener per broker, advertising the address the client used (the seed's Option 1)."""
+    if is_loopback(used.host) and not allow_loopback:
+        return None
+    single = _cluster_size(report) == 1
+    if shared and not single and len({b.port for b in brokers}) < len(brokers):
+        return None  # one host for all brokers needs one port each; Option 2 assigns them
+    protocol = listener_protocol(report)
+    blocks = []
+    for broker in brokers:
+        target = external_address(report, broker, shared=shared)
+        port = used.port if single else broker.port
+        comment = None
+        if port != broker.port:
+            comment = (f"port {port} is the one this machine reached; it is published (forwarded) to the "
+                       f"broker's {broker.port}")
+        listener = Listener(protocol, protocol, broker.port, target.host, port)
+        blocks.append(BrokerListeners(broker.node_id, (listener,), comment=comment).render())
+    if single:
+        where = hostport(used.host, used.port)
+    elif shared:
+        where = f"{used.host} with its own port"
+    else:
+        where = "its own outside address"
+    return (f"Option 1: one listener per broker, advertising {where}. Use it only if that address also resolves "
+            "and connects from the brokers themselves and from every other client, inside the network too:\n\n"
+            + "\n\n".join(blocks))
+
+
+def _option_two(report: Report, brokers: Sequence[BrokerReport], used: Endpoint, *, shared: bool) -> str:
+    """Keep the current advertised address for the inside, add an EXTERNAL listener for the outside."""
+    protocol = listener_protocol(report)
+    size = _cluster_size(report)
+    base = free_port_base(report, size if shared else 1)
+    loopback_kept = any(is_loopback(b.host) for b in brokers)
+    kept = "LOCAL" if loopback_kept else "INTERNAL"
+    inter_broker = kept if (not loopback_kept or size == 1) else None
+    blocks, ports, outside = [], [], []
+    for broker in brokers:
+        target = external_address(report, broker, shared=shared)
+        port = base + (broker_index(report.cluster, broker.node_id) if shared and report.cluster else 0)
+        ports.append(port)
+        if target.known:
+            outside.append(hostport(target.host, port))
+        listeners = (Listener(kept, protocol, broker.port, broker.host, broker.port),
+                     Listener("EXTERNAL", protocol, port, target.host, port))
+        blocks.append(BrokerListeners(broker.node_id, listeners, inter_broker=inter_broker, publish=(port,)).render())
+    inside = join_words(sorted({hostport(b.host, b.port) for b in brokers}))
+    if loopback_kept:
+        users = "clients on the broker's own machine"
+    else:
+        users = "the brokers and the clients inside that network"
+    if len(outside) == len(brokers):
+        external = f"the address this machine used ({used.host})"
+    else:
+        external = "the address clients outside that network use for the broker"
+    head = (f"Option 2: two listeners per broker. {kept} keeps {inside} for {users}; EXTERNAL, on a new port, "
+            f"advertises {external}:")
+    port_list = join_words(sorted(set(ports)))
+    if is_loopback(used.host):
+        tail = [f"Then publish {plural(len(set(ports)), 'port')} {port_list} from the "
+                f"{plural(len(brokers), 'container')}."]
+        who = "Clients on this machine"
+    else:
+        tail = [f"Then allow TCP {port_list} through the firewall or security group, and publish or forward it to "
+                "the broker if it sits behind Docker or NAT."]
+        who = "Clients outside"
+    if outside:
+        tail.append(f"{who} bootstrap with {','.join(dict.fromkeys(outside))}.")
+    if inter_broker is None:
+        tail.append(f"Keep inter.broker.listener.name (KAFKA_INTER_BROKER_LISTENER_NAME) on a listener the other "
+                    f"brokers can reach, not {kept}: it advertises loopback.")
+    return head + "\n\n" + "\n\n".join(blocks) + "\n\n" + " ".join(tail)
+
+
+def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, shared: bool | None = None,
+                            keep_inside: bool = True) -> str:
+    """The seed's two ways out, one block per affected broker: advertise what the client used
+    (Option 1), or keep the inside address and add an EXTERNAL listener (Option 2).
+
+    ``keep_inside`` False drops Option 2 (the current address is useless even inside, e.g. 0.0.0.0);
+    ``shared`` forces "all brokers behind the bootstrap host, one port each" (a NAT in front of them).
+    """
+    used = bootstrap_used(report)
+    if used is None or not brokers:
+        return ""
+    if shared is None:
+        shared = shares_external_host(report, brokers)
+    options = [_option_one(report, brokers, used, shared=shared, allow_loopback=not keep_inside)]
+    if keep_inside:
+        options.append(_option_two(report, brokers, used, shared=shared))
+    text = [o for o in options if o]
+    if any(not external_address(report, b, shared=shared).known for b in brokers):
+        text.append("Replace each <...> with the address clients outside the network use for that broker.")
+    if any(classify_host(b.host).kind == KUBERNETES for b in brokers):
+        text.append(KUBERNETES_NOTE)
+    text.append(KRAFT_NOTE)
+    return "\n\n".join(text)
+
+
+def hosts_file_workaround(report: Report, brokers: Sequence[BrokerReport]) -> str | None:
+    """The one-machine stopgap: map the advertised name to the address the bootstrap resolved to."""
+    used = bootstrap_used(report)
+    if used is None or (_cluster_size(report) > 1 and not shares_external_host(report, brokers)):
+        return None
+    if is_loopback(used.host):
+        address = "127.0.0.1"
+    else:
+        addresses = bootstrap_addresses(report, used)
+        if not addresses:
+            return None
+        address = addresses[0]
+    if any(b.port != used.port for b in brokers):
+        return None  # the name alone would still lead to a port that is not open from here
+    names = " ".join(dict.fromkeys(b.host for b in brokers))
+    return (f"Stopgap for this machine only (tests, not production): add to /etc/hosts\n{address} {names}")
+
+
+# --- the network path ----------------------------------------------------------------------------
+
+
+def open_port_fix(report: Report, targets: Sequence[tuple[str, int, str]], status: str) -> str:
+    """What to check and change when ``host:port`` is refused, filtered or unroutable from here.
+
+    ``targets`` are ``(label, port, host)``, e.g. ``("broker 2", 9092, "10.0.0.12")``.
+    """
+    me = vantage_address(report)
+    protocol = listener_protocol(report)
+    source = (f"{me}/128" if ":" in me else f"{me}/32") if me else "<this machine's public IP>/32"
+    behind_nat = me is not None and classify_host(me).local_only
+    ports = sorted({port for _, port, _ in targets})
+    lines: list[str] = []
+    checks = [f"nc -vz {host} {port}" for _, port, host in targets]
+    if status == "refused":
+        lines.append("Nothing accepted the connection: check the broker is running and listening on that port "
+                     "on an interface this machine can reach. On the broker machine:")
+        lines.extend(f"  ss -ltnp 'sport = :{port}'" for port in ports)
+        lines.append("The broker must bind the port it advertises on all interfaces (not 127.0.0.1), and in Docker "
+                     "publish it:")
+        for port in ports:
+            lines.append(f"  listeners={protocol}://0.0.0.0:{port}")
+            lines.append(f"  KAFKA_LISTENERS: {protocol}://0.0.0.0:{port}")
+            lines.append(f'  ports: ["{port}:{port}"]')
+        lines.append("If a firewall REJECTs the port, allow it:")
+    elif status == "timeout":
+        lines.append("The connection attempt got no answer: a firewall or security group drops it. Allow it "
+                     "(often the bootstrap port is open but the brokers' own ports are not):")
+    else:
+        lines.append("There is no route from this machine to that address (VPN, peering, route table, or a "
+                     "private address reached from outside its network). Make it routable, and allow the port:")
+    for port in ports:
+        lines.append(f"  aws ec2 authorize-security-group-ingress --group-id <broker security group> "
+                     f"--protocol tcp --port {port} --cidr {source}")
+        lines.append(f"  iptables -I INPUT -p tcp --dport {port} -s {source} -j ACCEPT    # on the broker host")
+    if behind_nat:
+        lines.append(f"  ({me} is this machine's private address; if it reaches the broker through NAT, allow its "
+                     "public IP instead.)")
+    lines.append("Check again from this machine:")
+    lines.extend(f"  {check}" for check in dict.fromkeys(checks))
+    return "\n".join(lines)
+
+
+def distinct_addresses_fix(report: Report, groups: Sequence[Sequence[BrokerReport]]) -> str:
+    """Give every broker its own advertised host:port (one block per broker that must change)."""
+    protocol = listener_protocol(report)
+    blocks = []
+    for group in groups:
+        first = group[0]
+        for offset, broker in enumerate(group[1:], start=1):
+            port = first.port + offset
+            listener = Listener(protocol, protocol, broker.port, first.host, port)
+            comment = (f"either broker {broker.node_id}'s own host name with port {broker.port}, or port {port} on "
+                       f"{first.host} forwarded to broker {broker.node_id} only")
+            blocks.append(BrokerListeners(broker.node_id, (listener,), comment=comment).render())
+    return ("Each broker must advertise an address that reaches that broker and no other (a load balancer "
+            "needs one port per broker). For example, keep the first and change the others:\n\n"
+            + "\n\n".join(blocks) + "\n\n" + KRAFT_NOTE)
+
+
+# --- client settings ------------------------------------------------------------------------------
+
+
+_JAAS_MODULES = {
+    "PLAIN": "org.apache.kafka.common.security.plain.PlainLoginModule",
+    "SCRAM-SHA-256": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "SCRAM-SHA-512": "org.apache.kafka.common.security.scram.ScramLoginModule",
+    "OAUTHBEARER": "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule",
+    "AWS_MSK_IAM": "software.amazon.msk.auth.iam.IAMLoginModule",
+}
+
+
+def client_settings_fix(report: Report, *, protocol: str, mechanism: str | None = None,
+                        ca_needed: bool = False) -> str:
+    """The client side: librdkafka ``-X`` settings and the Java ``client.properties`` lines."""
+    used = bootstrap_used(report)
+    target = hostport(used.host, used.port) if used else "<bootstrap>"
+    rd = [f"security.protocol={protocol}"]
+    java = [f"security.protocol={protocol}"]
+    if ca_needed:  # only when the broker's CA is not a public one the system already trusts
+        rd.append("ssl.ca.location=<ca.pem>")
+        java.append("ssl.truststore.location=<truststore.jks>")
+    if mechanism:
+        rd.append(f"sasl.mechanisms={mechanism}")
+        java.append(f"sasl.mechanism={mechanism}")
+        if mechanism in ("PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"):
+            rd.extend(["sasl.username=<user>", "sasl.password=<password>"])
+            java.append(f"sasl.jaas.config={_JAAS_MODULES[mechanism]} required "
+                        'username="<user>" password="<password>";')
+        elif mechanism in _JAAS_MODULES:
+            java.append(f"sasl.jaas.config={_JAAS_MODULES[mechanism]} required;")
+    x_flags = " ".join(f"-X {line}" for line in rd)
+    return ("librdkafka clients (confluent-kafka, kcat, kdiag -X):\n"
+            + "\n".join(rd)
+            + "\n\nJava clients (client.properties, --command-config):\n"
+            + "\n".join(java)
+            + f"\n\nCheck with:  kdiag bootstrap {target} {x_flags}"
+            + ("\n\n<ca.pem> / <truststore.jks>: the CA that signed the broker certificates; leave them out if it "
+               "is a public CA (Confluent Cloud, MSK) the system already trusts." if ca_needed else ""))
+
+
+def secure_protocol_for(report: Report, *, tls: bool | None = None, sasl: bool | None = None) -> str:
+    """The security.protocol the client needs, keeping what it already has of TLS and SASL."""
+    use_tls = client_uses_tls(report) if tls is None else tls
+    use_sasl = client_uses_sasl(report) if sasl is None else sasl
+    if use_sasl:
+        return "SASL_SSL" if use_tls else "SASL_PLAINTEXT"
+    return "SSL" if use_tls else "PLAINTEXT"
