@@ -1,0 +1,124 @@
+"""``kdiag bootstrap`` against real Kafka brokers (KRaft, jars from Maven Central), on loopback.
+
+Each test starts the brokers its scenario needs with the advertised listeners of that scenario and
+runs the real entry point, asserting exit status, stages and findings in the JSON report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from kdiag.lab.kafka import DEFAULT_VERSIONS, KafkaBroker, KafkaCluster, Listener, free_port, loopback_specs
+from tests.kdiag_cli import run_kdiag
+
+EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
+
+
+def two_listener_spec(advertised_external: Listener):
+    """INTERNAL (inter-broker, advertised as bound) + EXTERNAL advertised as the scenario says."""
+    spec = loopback_specs(1)[0]
+    internal = Listener("INTERNAL", "127.0.0.1", free_port())
+    external = Listener("EXTERNAL", "127.0.0.1", spec.listeners[0].port)
+    advertised = replace(advertised_external, name="EXTERNAL")
+    return replace(spec, listeners=(external, internal), advertised=(internal, advertised),
+                   inter_broker_listener="INTERNAL")
+
+
+@pytest.fixture(scope="module", params=DEFAULT_VERSIONS)
+def healthy_broker(request, tmp_path_factory):
+    spec = loopback_specs(1)[0]
+    with KafkaBroker.start(spec, version=request.param, workdir=tmp_path_factory.mktemp(f"healthy-{request.param}")) as broker:
+        yield broker
+
+
+@pytest.fixture(scope="module")
+def ec2_broker(tmp_path_factory):
+    """The seed's EC2 broker: the client reaches it, but it advertises its internal name."""
+    spec = two_listener_spec(Listener("EXTERNAL", EC2_INTERNAL, 0))
+    port = spec.listeners[0].port
+    spec = replace(spec, advertised=(spec.advertised[0], Listener("EXTERNAL", EC2_INTERNAL, port)))
+    with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("ec2")) as broker:
+        yield broker
+
+
+@pytest.mark.broker
+def test_healthy_broker_passes_every_stage_with_no_findings(healthy_broker):
+    run = run_kdiag("bootstrap", healthy_broker.bootstrap_servers, "--json")
+    assert run.exit_code == 0, run.stderr + run.stdout
+    report = run.report
+    assert [s["name"] for s in report["stages"]] == ["dns", "tcp", "metadata", "advertised", "roundtrip"]
+    assert {s["status"] for s in report["stages"]} == {"ok"}, [(s["name"], s["summary"]) for s in report["stages"]]
+    assert [f for f in report["findings"] if f["severity"] in ("error", "warning")] == []
+    host, port = healthy_broker.bootstrap_servers.split(":")
+    assert [(b["host"], b["port"], b["dns"]["status"], b["tcp"]["status"], b["kafka"]["status"])
+            for b in report["cluster"]["brokers"]] == [(host, int(port), "ok", "ok", "ok")]
+    assert report["cluster"]["cluster_id"] == healthy_broker.cluster_id
+    assert run.stage("roundtrip")["detail"]["offset"] is not None
+
+
+@pytest.mark.broker
+def test_text_format_of_a_healthy_broker_says_so_calmly(healthy_broker):
+    run = run_kdiag("bootstrap", healthy_broker.bootstrap_servers, "--no-roundtrip")
+    assert run.exit_code == 0, run.stderr
+    assert "No problems found" in run.stdout
+    assert "Traceback" not in run.stderr
+
+
+@pytest.mark.broker
+def test_ec2_internal_hostname_is_diagnosed_as_advertised_unresolvable(ec2_broker):
+    run = run_kdiag("bootstrap", ec2_broker.bootstrap_servers, "--json")
+    assert run.exit_code == 1, run.stderr
+    assert run.stage("metadata")["status"] == "ok"
+    assert run.stage("advertised")["status"] == "fail"
+    assert run.stage("roundtrip")["status"] == "skip"
+    assert "ADVERTISED_UNRESOLVABLE" in run.finding_ids()
+    finding = run.finding("ADVERTISED_UNRESOLVABLE")
+    assert finding["severity"] == "error"
+    assert EC2_INTERNAL in finding["title"]
+    assert "advertised.listeners" in finding["fix"]
+    assert "KAFKA_ADVERTISED_LISTENERS" in finding["fix"]
+    [broker] = run.report["cluster"]["brokers"]
+    assert (broker["host"], broker["dns"]["status"]) == (EC2_INTERNAL, "nxdomain")
+    assert run.seconds < 5, "kdiag must explain this in seconds, not a client timeout"
+
+
+@pytest.mark.broker
+def test_advertised_port_with_nothing_behind_it_is_advertised_unreachable(tmp_path):
+    dead_port = free_port()
+    spec = two_listener_spec(Listener("EXTERNAL", "127.0.0.1", dead_port))
+    with KafkaBroker.start(spec, workdir=tmp_path) as broker:
+        run = run_kdiag("bootstrap", broker.bootstrap_servers, "--json")
+    assert run.exit_code == 1, run.stderr
+    assert "ADVERTISED_UNREACHABLE" in run.finding_ids()
+    [advertised] = run.report["cluster"]["brokers"]
+    assert (advertised["port"], advertised["dns"]["status"], advertised["tcp"]["status"]) == (dead_port, "ok", "refused")
+    assert "ADVERTISED_UNRESOLVABLE" not in run.finding_ids()
+
+
+@pytest.mark.broker
+def test_broker_advertising_another_brokers_address_is_caught_as_duplicate_and_wrong_broker(tmp_path):
+    specs = list(loopback_specs(3))
+    # Every node keeps a correct INTERNAL listener for inter-broker traffic; node 3's client
+    # listener advertises node 2's host:port.
+    internal = [Listener("INTERNAL", "127.0.0.1", free_port()) for _ in specs]
+    clients = [replace(s.listeners[0], name="CLIENT") for s in specs]
+    advertised = [clients[0], clients[1], clients[1]]
+    specs = [replace(s, listeners=(c, i), advertised=(i, a), inter_broker_listener="INTERNAL")
+             for s, c, i, a in zip(specs, clients, internal, advertised)]
+    with KafkaCluster.start(specs, workdir=tmp_path) as cluster:
+        from confluent_kafka.admin import AdminClient, NewTopic
+
+        admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{internal[0].port}"})
+        admin.create_topics([NewTopic("spread", num_partitions=6, replication_factor=1)])["spread"].result(30)
+        run = run_kdiag("bootstrap", f"127.0.0.1:{clients[0].port}", "--json", "--no-roundtrip")
+    assert run.exit_code == 1, run.stderr
+    ids = run.finding_ids()
+    assert "ADVERTISED_DUPLICATE" in ids
+    assert "ADVERTISED_WRONG_BROKER" in ids
+    wrong = run.finding("ADVERTISED_WRONG_BROKER")
+    assert wrong["evidence"]["node_id"] == 3
+    brokers = {b["node_id"]: b for b in run.report["cluster"]["brokers"]}
+    assert brokers[3]["identity"]["status"] == "wrong_broker"
+    assert brokers[1]["identity"]["status"] == "ok"
