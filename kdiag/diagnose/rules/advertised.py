@@ -367,10 +367,14 @@ def _duplicate(report: Report) -> tuple[Finding, ...]:
 
 
 def wrong_brokers(report: Report) -> list[BrokerReport]:
-    duplicated = {b.node_id for group in duplicate_groups(report) for b in group}
+    """Brokers whose endpoint was proven to reach another broker (or cluster).
+
+    This fires alongside ADVERTISED_DUPLICATE: the duplicate names the shared address, this names
+    which of the brokers behind it the address does not reach (the one whose partitions fail).
+    """
     return [b for b in _brokers(report)
             if (b.identity.status == "wrong_broker" or b.kafka.status == "wrong_broker")
-            and b.node_id not in duplicated and not is_nonroutable(b.host) and not loopback_from_elsewhere(report, b)]
+            and not is_nonroutable(b.host) and not loopback_from_elsewhere(report, b)]
 
 
 def _wrong_broker(report: Report) -> tuple[Finding, ...]:

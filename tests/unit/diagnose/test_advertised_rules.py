@@ -212,10 +212,11 @@ def test_duplicate_ignores_same_host_on_different_ports() -> None:
     assert run_rule(report, "ADVERTISED_DUPLICATE") == ()
 
 
-def test_duplicate_takes_precedence_over_wrong_broker_for_the_same_brokers() -> None:
+def test_duplicate_and_wrong_broker_both_fire_naming_the_broker_the_shared_address_misses() -> None:
     report = with_broker(healthy(3), 2, host="kafka1.example.com", identity=IdentityCheck("wrong_broker"))
     assert run_rule(report, "ADVERTISED_DUPLICATE")
-    assert run_rule(report, "ADVERTISED_WRONG_BROKER") == ()
+    (wrong,) = run_rule(report, "ADVERTISED_WRONG_BROKER")
+    assert wrong.evidence["node_id"] == 2
 
 
 # --- ADVERTISED_WRONG_BROKER ----------------------------------------------------------------------
