@@ -314,6 +314,7 @@ def run_bootstrap_command(
     options = orchestrate.BootstrapOptions(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=topic,
         roundtrip=roundtrip, metadata_version=metadata_version, client_settings=dict(settings.settings),
+        redacted_settings=settings.redacted(), secrets=settings.secrets,
     )
     report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
     return _emit_report(env, report, fmt, output)
