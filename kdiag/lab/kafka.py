@@ -11,6 +11,7 @@ Nothing here needs Docker or a Kafka tarball: Java 17, Maven and a reachable Mav
 
 from __future__ import annotations
 
+import argparse
 import atexit
 import base64
 import fcntl
@@ -21,6 +22,7 @@ import shutil
 import signal
 import socket
 import subprocess
+import sys
 import time
 import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -44,6 +46,9 @@ CONTROLLER_LISTENER = "CONTROLLER"
 
 POLL_INTERVAL = 0.2
 """Seconds between two readiness checks."""
+
+STOP_GRACE = 5.0
+"""Seconds a broker gets between SIGTERM and SIGKILL (a single node shuts down in well under one)."""
 
 CLUSTER_STOP_GRACE = 2.0
 """Seconds a cluster's nodes get between SIGTERM and SIGKILL. Shorter than a single broker's: once its
@@ -213,6 +218,10 @@ def _read_text(path: Path) -> str | None:
         return path.read_text()
     except FileNotFoundError:
         return None
+
+
+def _tail(path: Path, lines: int = 20) -> list[str]:
+    return (_read_text(path) or "").splitlines()[-lines:]
 
 
 # --- what a broker is configured with -----------------------------------------------------------------
@@ -501,10 +510,9 @@ class KafkaBroker:
 
     def log_tail(self, lines: int = 20) -> list[str]:
         """The last ``lines`` lines of ``server.log``."""
-        text = _read_text(self.log_path) or ""
-        return text.splitlines()[-lines:]
+        return _tail(self.log_path, lines)
 
-    def stop(self, *, timeout: float = 5.0) -> None:
+    def stop(self, *, timeout: float = STOP_GRACE) -> None:
         """SIGTERM the process group, SIGKILL it after ``timeout`` seconds. Safe to call again."""
         _stop([self], timeout=timeout)
 
@@ -687,12 +695,11 @@ def _format_storage(
             done = None
     if done is None or done.returncode != 0:
         reason = "formatting the storage timed out" if done is None else f"StorageTool format exited {done.returncode}"
-        tail = (_read_text(log_path) or "").splitlines()[-20:]
-        raise KafkaStartError(reason, version=version, workdir=workdir, log_tail=tail)
+        raise KafkaStartError(reason, version=version, workdir=workdir, log_tail=_tail(log_path))
     return cluster_id
 
 
-def _stop(brokers: Sequence[KafkaBroker], *, timeout: float = 5.0) -> None:
+def _stop(brokers: Sequence[KafkaBroker], *, timeout: float = STOP_GRACE) -> None:
     """SIGTERM every running broker's process group at once, then SIGKILL those still up at ``timeout``."""
     running = [broker for broker in brokers if broker._process.poll() is None]
     for broker in running:
@@ -726,9 +733,6 @@ atexit.register(stop_all)
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m kdiag.lab.kafka install [VERSION ...]``: resolve the jars (default: every supported
     version) and print each lib directory; a failure is one line on stderr and exit status 1."""
-    import argparse
-    import sys
-
     parser = argparse.ArgumentParser(prog="python -m kdiag.lab.kafka", description=main.__doc__)
     commands = parser.add_subparsers(dest="command", required=True)
     install_command = commands.add_parser("install", help="resolve the broker jars from Maven Central")
