@@ -1,0 +1,260 @@
+"""Synthetic Kafka conversations on the wire, for the capture's tests and benchmark.
+
+The codec encodes requests (``probes.codec.encode_request``); brokers' responses are built here
+with the codec's own ``Writer``, field by field as ``MetadataResponse.json`` orders them. A
+:class:`TcpConversation` turns byte streams into TCP segments (handshake, MSS-sized segments,
+acknowledgements) and can reorder, duplicate or drop them, the way captures go wrong.
+"""
+
+from __future__ import annotations
+
+import random
+import struct
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from kdiag.capture.pcapio import ACK, FIN, LINKTYPE_ETHERNET, PSH, RST, SYN, PcapWriter, build_tcp
+from probes.codec import MetadataRequest, Writer, encode_request
+
+
+@dataclass(frozen=True)
+class Broker:
+    node_id: int
+    host: str
+    port: int
+    rack: str | None = None
+
+
+def _frame(correlation_id: int, body: bytes, *, flexible_header: bool) -> bytes:
+    w = Writer()
+    w.int32(correlation_id)
+    w.empty_tags_if(flexible_header)
+    payload = w.getvalue() + body
+    return struct.pack(">i", len(payload)) + payload
+
+
+def metadata_response(correlation_id: int, brokers: Sequence[Broker], *, version: int = 9,
+                      cluster_id: str | None = "MkU3OEVBNTcwNTJENDM2Qg", controller_id: int = 1,
+                      topics: Sequence[tuple[str, int, int]] = ()) -> bytes:
+    """A Metadata response frame, size prefix included. ``topics``: (name, error_code, partitions)."""
+    flexible = version >= 9
+    w = Writer()
+    if version >= 3:
+        w.int32(0)  # throttle_time_ms
+
+    def broker(b: Broker) -> None:
+        w.int32(b.node_id)
+        w.string(b.host, flexible)
+        w.int32(b.port)
+        if version >= 1:
+            w.string(b.rack, flexible)
+        w.empty_tags_if(flexible)
+
+    w.array(list(brokers), broker, flexible)
+    if version >= 2:
+        w.string(cluster_id, flexible)
+    if version >= 1:
+        w.int32(controller_id)
+
+    def topic(item: tuple[str, int, int]) -> None:
+        name, error_code, partitions = item
+        w.int16(error_code)
+        w.string(name, flexible)
+        if version >= 10:
+            w.uuid(None)
+        if version >= 1:
+            w.boolean(False)  # is_internal
+
+        def partition(index: int) -> None:
+            w.int16(0)
+            w.int32(index)
+            w.int32(brokers[index % len(brokers)].node_id if brokers else -1)  # leader_id
+            if version >= 7:
+                w.int32(0)  # leader_epoch
+            leader = [brokers[index % len(brokers)].node_id] if brokers else []
+            w.array(leader, w.int32, flexible)  # replica_nodes
+            w.array(leader, w.int32, flexible)  # isr_nodes
+            if version >= 5:
+                w.array([], w.int32, flexible)  # offline_replicas
+            w.empty_tags_if(flexible)
+
+        w.array(list(range(partitions)), partition, flexible)
+        if version >= 8:
+            w.int32(-2147483648)  # topic_authorized_operations
+        w.empty_tags_if(flexible)
+
+    w.array(list(topics), topic, flexible)
+    if 8 <= version <= 10:
+        w.int32(-2147483648)  # cluster_authorized_operations
+    if version >= 13:
+        w.int16(0)
+    w.empty_tags_if(flexible)
+    return _frame(correlation_id, w.getvalue(), flexible_header=flexible)
+
+
+def api_versions_response(correlation_id: int, *, version: int = 3, error_code: int = 0,
+                          ranges: Iterable[tuple[int, int, int]] = ((18, 0, 4), (3, 0, 12), (0, 0, 11))) -> bytes:
+    flexible = version >= 3
+    w = Writer()
+    w.int16(error_code)
+
+    def api_range(item: tuple[int, int, int]) -> None:
+        w.int16(item[0])
+        w.int16(item[1])
+        w.int16(item[2])
+        w.empty_tags_if(flexible)
+
+    w.array(list(ranges), api_range, flexible)
+    if version >= 1:
+        w.int32(0)
+    w.empty_tags_if(flexible)
+    return _frame(correlation_id, w.getvalue(), flexible_header=False)  # always a v0 header (KIP-511)
+
+
+def find_coordinator_response(correlation_id: int, node_id: int, host: str, port: int, *, version: int = 2,
+                              error_code: int = 0) -> bytes:
+    flexible = version >= 3
+    w = Writer()
+    if version >= 1:
+        w.int32(0)
+    w.int16(error_code)
+    if version >= 1:
+        w.string(None, flexible)
+    w.int32(node_id)
+    w.string(host, flexible)
+    w.int32(port)
+    w.empty_tags_if(flexible)
+    return _frame(correlation_id, w.getvalue(), flexible_header=flexible)
+
+
+def metadata_request(correlation_id: int, version: int = 9, client_id: str = "kdiag") -> bytes:
+    return encode_request(MetadataRequest(version=version), correlation_id=correlation_id, client_id=client_id)
+
+
+def opaque_request(api_key: int, version: int, correlation_id: int, body_size: int, client_id: str = "bench",
+                   fill: bytes = b"\x5a") -> bytes:
+    """A request of an API kdiag does not decode (Produce, Fetch): a real header, filler body."""
+    w = Writer()
+    w.int16(api_key)
+    w.int16(version)
+    w.int32(correlation_id)
+    w.string(client_id)
+    body = w.getvalue() + (fill * (body_size // len(fill) + 1))[:body_size]
+    return struct.pack(">i", len(body)) + body
+
+
+def opaque_response(correlation_id: int, body_size: int, fill: bytes = b"\xa5") -> bytes:
+    body = struct.pack(">i", correlation_id) + (fill * (body_size // len(fill) + 1))[:body_size]
+    return struct.pack(">i", len(body)) + body
+
+
+class TcpConversation:
+    """Builds the packets of one TCP connection: ``handshake()``, ``client(data)``, ``server(data)``,
+    ``close()``; ``packets`` holds ``(timestamp, frame)`` in wire order."""
+
+    def __init__(self, client: tuple[str, int], server: tuple[str, int], *, start: float = 1_700_000_000.0,
+                 mss: int = 1448, linktype: int = LINKTYPE_ETHERNET, client_isn: int = 1000,
+                 server_isn: int = 5000, step: float = 0.0001) -> None:
+        self.client_end, self.server_end = client, server
+        self.mss = mss
+        self.linktype = linktype
+        self.start = start
+        self.step = step
+        self.ticks = 0  # time is start + ticks * step: summing steps would drift at epoch magnitudes
+        self.seq = {True: client_isn, False: server_isn}  # next sequence number per side (True: client)
+        self.base: dict[bool, int] = {}  # sequence number of each side's first data byte
+        self.sent = {True: bytearray(), False: bytearray()}  # each side's byte stream so far
+        self.packets: list[tuple[float, bytes]] = []
+
+    def _packet(self, from_client: bool, flags: int, payload: bytes = b"", *, seq: int | None = None) -> bytes:
+        src, dst = (self.client_end, self.server_end) if from_client else (self.server_end, self.client_end)
+        frame = build_tcp(src[0], dst[0], src[1], dst[1], seq=self.seq[from_client] if seq is None else seq,
+                          ack=self.seq[not from_client], flags=flags, payload=payload, linktype=self.linktype)
+        self.ticks += 1
+        self.packets.append((self.start + self.ticks * self.step, frame))
+        return frame
+
+    def handshake(self, *, answer: str = "syn_ack", syns: int = 1) -> TcpConversation:
+        """``answer``: syn_ack (completes), rst (refused) or none (no answer to ``syns`` SYNs)."""
+        for _ in range(syns):
+            self._packet(True, SYN)
+        if answer == "rst":
+            self.seq[True] += 1
+            self._packet(False, RST | ACK, seq=0)
+            return self
+        if answer == "none":
+            return self
+        self.seq[True] += 1
+        self._packet(False, SYN | ACK)
+        self.seq[False] += 1
+        self._packet(True, ACK)
+        return self
+
+    def send(self, from_client: bool, data: bytes) -> list[int]:
+        """Sends ``data`` in MSS-sized segments; returns the indexes of the packets in ``packets``."""
+        indexes = []
+        self.base.setdefault(from_client, self.seq[from_client])
+        for at in range(0, len(data), self.mss):
+            chunk = data[at:at + self.mss]
+            self._packet(from_client, ACK | PSH, chunk)
+            indexes.append(len(self.packets) - 1)
+            self.seq[from_client] = (self.seq[from_client] + len(chunk)) & 0xFFFFFFFF
+            self.sent[from_client] += chunk
+        self._packet(not from_client, ACK)  # the receiver acknowledges all of it
+        return indexes
+
+    def resend(self, from_client: bool, offset: int, length: int) -> int:
+        """Sends bytes ``[offset, offset + length)`` of a side's stream again (a retransmission,
+        or an overlap when it spans segment boundaries); returns the packet's index."""
+        payload = bytes(self.sent[from_client][offset:offset + length])
+        seq = (self.base[from_client] + offset) & 0xFFFFFFFF
+        self._packet(from_client, ACK | PSH, payload, seq=seq)
+        return len(self.packets) - 1
+
+    def client(self, data: bytes) -> list[int]:
+        return self.send(True, data)
+
+    def server(self, data: bytes) -> list[int]:
+        return self.send(False, data)
+
+    def close(self) -> TcpConversation:
+        self._packet(True, FIN | ACK)
+        self.seq[True] += 1
+        self._packet(False, FIN | ACK)
+        self.seq[False] += 1
+        self._packet(True, ACK)
+        return self
+
+    def shuffle(self, indexes: Sequence[int], seed: int = 7) -> None:
+        """Reorders the packets at ``indexes`` among themselves (out-of-order delivery)."""
+        chosen = [self.packets[i] for i in indexes]
+        random.Random(seed).shuffle(chosen)
+        for i, packet in zip(indexes, chosen):
+            self.packets[i] = packet
+
+    def drop(self, indexes: Iterable[int]) -> None:
+        for i in sorted(indexes, reverse=True):
+            del self.packets[i]
+
+    def duplicate(self, indexes: Iterable[int]) -> None:
+        for i in sorted(indexes, reverse=True):
+            self.packets.insert(i + 1, self.packets[i])
+
+
+def icmp_unreachable(segment: bytes, *, v6: bool, code: int) -> bytes:
+    """A raw-IP ICMP(v6) destination unreachable from a router, quoting ``segment`` (a raw IP packet):
+    ICMP code 3 / ICMPv6 code 4 is port unreachable."""
+    if v6:
+        body = bytes([1, code]) + b"\0\0\0\0\0\0" + segment
+        return (struct.pack(">IHBB", 6 << 28, len(body), 58, 64) + b"\x20\x01\x0d\xb8" + b"\0" * 11 + b"\xfe"
+                + segment[8:24]) + body
+    body = bytes([3, code]) + b"\0\0\0\0\0\0" + segment[:28]
+    return struct.pack(">BBHHHBBH", 0x45, 0, 20 + len(body), 0, 0, 64, 1, 0) + bytes([192, 0, 2, 254]) \
+        + segment[12:16] + body
+
+
+def write_pcap(path: str, packets: Iterable[tuple[float, bytes]], linktype: int = LINKTYPE_ETHERNET) -> None:
+    with open(path, "wb") as stream:
+        writer = PcapWriter(stream, linktype)
+        for timestamp, frame in packets:
+            writer.write(timestamp, frame)
