@@ -1,0 +1,343 @@
+"""From an analysed capture to a :class:`CaptureSummary`, and the summary to text or Markdown.
+
+``summarize(analyzer)`` answers the support engineer's questions: which clients, which bootstrap
+endpoints, which brokers each listener advertised (per server port the client connected on, so the
+BOB/FRED case shows as two lists), which error codes came back, which flows were TLS or not Kafka,
+and whether the connections clients then opened to advertised addresses completed their handshake.
+``render_text`` prints a tcpdump-like timeline followed by that summary; ``render_markdown`` the
+same, ready to paste into a ticket. Renderers are pure: summary in, string out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import replace
+
+from kdiag.capture.findings import capture_findings
+from kdiag.capture.flows import CaptureAnalyzer, Connection
+from kdiag.capture.model import (
+    FAILED_HANDSHAKES,
+    KAFKA,
+    NOT_SEEN,
+    AdvertisedConnection,
+    CaptureSummary,
+    CaptureWarning,
+    ClientSeen,
+    EndpointStatus,
+    ErrorSeen,
+    FlowSummary,
+    ListenerView,
+    TimelineEvent,
+    iso_time,
+)
+from kdiag.diagnose.hosts import classify_host, is_loopback, normalise_host
+from kdiag.report import Endpoint
+from probes.results import KafkaBroker
+
+# Ports where a non-Kafka flow is worth listing even when the capture shows no Kafka there.
+KAFKA_PORTS = frozenset((9092, 9093, 9094))
+
+Statuses = Mapping[tuple[str, int], str]
+
+
+def summarize(analyzer: CaptureAnalyzer, *, source: str, statuses: Statuses | None = None,
+              resolutions: Mapping[str, Iterable[str]] | None = None,
+              warnings: Iterable[CaptureWarning] = ()) -> CaptureSummary:
+    """The summary of everything ``analyzer`` saw.
+
+    ``statuses`` maps an advertised ``(host, port)`` to what the same kdiag run found for it
+    (``nxdomain``, ``refused``, ...): the timeline marks those hosts. ``resolutions`` maps a host
+    name to the addresses it resolved to, so connections to a name's address count as connections
+    to that advertised broker. ``warnings`` are the reader's (truncation), listed first.
+    """
+    resolved = {normalise_host(host): {normalise_host(a) for a in addresses}
+                for host, addresses in (resolutions or {}).items()}
+    connections = analyzer.connections
+    kafka_seen = any(c.protocol == KAFKA for c in connections)
+    relevant_ports = set(analyzer.ports) | KAFKA_PORTS
+    relevant_ports.update(c.server_port for c in connections if c.protocol == KAFKA)
+    relevant_ports.update(b.port for _, md in analyzer.metadata for b in md.brokers)
+    relevant_ports.update(cd.port for _, cd in analyzer.coordinators)
+
+    def relevant(connection: Connection) -> bool:
+        if connection.protocol == KAFKA:
+            return True
+        if connection.given_up or not (connection.syn_packets or connection.c2s.bytes or connection.s2c.bytes):
+            return False
+        return connection.server_port in relevant_ports or not kafka_seen
+
+    shown = [c for c in connections if relevant(c)]
+    shown_ids = {id(c) for c in shown}
+    advertised, followed = _advertised_connections(analyzer, shown, resolved)
+    metadata = tuple(md for _, md in analyzer.metadata)
+    summary = CaptureSummary(
+        source=source,
+        packets=analyzer.packets,
+        tcp_packets=analyzer.tcp_packets,
+        flows=tuple(_flow(c) for c in shown),
+        metadata=metadata,
+        warnings=_warnings(analyzer, warnings),
+        clients=_clients(analyzer, shown, followed),
+        listeners=_listeners(metadata),
+        coordinators=tuple(cd for _, cd in analyzer.coordinators),
+        errors=tuple(ErrorSeen(api, name, code, count, packet, server, subject)
+                     for (api, code, server), (count, packet, subject, name) in analyzer.errors.items()),
+        advertised_connections=advertised,
+        other_flows=len(connections) - len(shown) + analyzer.retired_other,
+        endpoint_status=tuple(EndpointStatus(host, port, status) for (host, port), status in (statuses or {}).items()
+                              if status != "ok"),
+        timeline=tuple(event for connection, event in analyzer.events if id(connection) in shown_ids),
+        timeline_dropped=analyzer.events_dropped,
+    )
+    return replace(summary, findings=capture_findings(summary, resolved))
+
+
+def _flow(c: Connection) -> FlowSummary:
+    return FlowSummary(
+        client=c.client, server=c.server, protocol=c.protocol, handshake=c.handshake, first_packet=c.first_packet,
+        time=iso_time(c.first_time), syn_packets=c.syn_packets, requests=c.requests, responses=c.responses,
+        client_bytes=c.c2s.bytes, server_bytes=c.s2c.bytes, missing_bytes=c.missing, client_id=c.client_id,
+        apis=tuple(c.apis), foreign=c.foreign, foreign_from=c.foreign_from, reset_by=c.reset_by,
+        client_spoke_kafka=c.request_seen, server_answer=c.server_answer)
+
+
+def _warnings(analyzer: CaptureAnalyzer, first: Iterable[CaptureWarning]) -> tuple[CaptureWarning, ...]:
+    warnings = list(first) + analyzer.warnings
+    if analyzer.warnings_dropped:
+        warnings.append(CaptureWarning(None, f"{analyzer.warnings_dropped} more decode warnings not listed"))
+    return tuple(warnings)
+
+
+def _first_metadata(analyzer: CaptureAnalyzer) -> dict[str, int]:
+    """The packet of the first Metadata answer each client address received."""
+    first: dict[str, int] = {}
+    for connection, md in analyzer.metadata:
+        first.setdefault(connection.client_ip, md.packet)
+    return first
+
+
+def _clients(analyzer: CaptureAnalyzer, shown: list[Connection], followed: set[int]) -> tuple[ClientSeen, ...]:
+    """Each client address; its bootstrap endpoints are the servers it connected to before its first
+    Metadata answer, or later to an address no answer had advertised (``followed`` holds the ids
+    of the connections that went to advertised addresses)."""
+    first = _first_metadata(analyzer)
+    by_address: dict[str, list[Connection]] = {}
+    for connection in shown:
+        if connection.protocol == KAFKA or connection.request_seen:
+            by_address.setdefault(connection.client_ip, []).append(connection)
+    clients = []
+    for address, mine in by_address.items():
+        cutoff = first.get(address)
+        bootstrap = dict.fromkeys(c.server for c in mine
+                                  if cutoff is None or c.first_packet < cutoff or id(c) not in followed)
+        client_ids = dict.fromkeys(c.client_id for c in mine if c.client_id)
+        clients.append(ClientSeen(address, len(mine), tuple(client_ids), tuple(bootstrap)))
+    return tuple(clients)
+
+
+def _listeners(metadata: tuple) -> tuple[ListenerView, ...]:
+    views: dict[tuple, list] = {}
+    for md in metadata:
+        port = int(md.server.rsplit(":", 1)[1])
+        key = (port, md.cluster_id, md.controller_id, md.brokers)
+        view = views.setdefault(key, [{}, 0])
+        view[0][md.server] = None
+        view[1] += 1
+    return tuple(ListenerView(port, tuple(servers), cluster_id, controller_id, brokers, count)
+                 for (port, cluster_id, controller_id, brokers), (servers, count) in views.items())
+
+
+def _advertised_connections(analyzer: CaptureAnalyzer, shown: list[Connection], resolved: Mapping[str, set[str]]
+                            ) -> tuple[tuple[AdvertisedConnection, ...], set[int]]:
+    """Connections a client opened after a Metadata (or FindCoordinator) answer, matched to the
+    advertised endpoint they went to: by address when the host is a literal, a loopback name or a
+    known resolution, else by port alone (the name's address is not in the capture)."""
+    advertised: dict[str, list[tuple[int, KafkaBroker]]] = {}
+    for connection, md in analyzer.metadata:
+        advertised.setdefault(connection.client_ip, []).extend((md.packet, b) for b in md.brokers)
+    for connection, cd in analyzer.coordinators:
+        if cd.error == "NONE":
+            advertised.setdefault(connection.client_ip, []).append(
+                (cd.packet, KafkaBroker(cd.node_id, cd.host, cd.port)))
+    found, followed = [], set()
+    for connection in shown:
+        candidates = advertised.get(connection.client_ip)
+        if not candidates or connection.handshake == NOT_SEEN:
+            continue
+        earlier = {}
+        for packet, broker in candidates:
+            if packet < connection.first_packet:
+                earlier[(normalise_host(broker.host), broker.port, broker.node_id)] = broker
+        by_address = [b for b in earlier.values()
+                      if b.port == connection.server_port and _same_address(b.host, connection.server_ip, resolved)]
+        by_port = [b for b in earlier.values() if b.port == connection.server_port
+                   and not classify_host(b.host).is_ip and normalise_host(b.host) not in resolved]
+        matched, how = (by_address, "address") if by_address else (by_port, "port")
+        if not matched:
+            continue
+        hosts = dict.fromkeys(str(Endpoint(b.host, b.port)) for b in matched)
+        followed.add(id(connection))
+        found.append(AdvertisedConnection(
+            client=connection.client, server=connection.server, advertised=" | ".join(hosts),
+            node_ids=tuple(sorted({b.node_id for b in matched})), handshake=connection.handshake,
+            first_packet=connection.first_packet, syn_packets=connection.syn_packets, matched_by=how))
+    return tuple(found), followed
+
+
+def _same_address(host: str, address: str, resolved: Mapping[str, set[str]]) -> bool:
+    host, address = normalise_host(host), normalise_host(address)
+    if host == address or address in resolved.get(host, ()):
+        return True
+    return is_loopback(host) and not classify_host(host).is_ip and is_loopback(address)
+
+
+# --- rendering ------------------------------------------------------------------------------------
+
+
+def render_timeline(summary: CaptureSummary) -> list[str]:
+    """tcpdump-like lines: time, ``src > dst``, what was said."""
+    lines = []
+    for event in summary.timeline:
+        lines.append(f"{event.time[11:26]} {event.src} > {event.dst}: {_event_text(event)}")
+        if event.metadata is not None and event.metadata < len(summary.metadata):
+            lines.extend(_metadata_lines(summary, summary.metadata[event.metadata], indent="    "))
+    if summary.timeline_dropped:
+        lines.append(f"... {summary.timeline_dropped} more events not shown (the timeline keeps the first "
+                     f"{len(summary.timeline)}; the summary below covers the whole capture)")
+    return lines
+
+
+def _event_text(event: TimelineEvent) -> str:
+    detail = f" {event.detail}" if event.detail else ""
+    if event.kind in ("request", "response"):
+        what = f"{event.api} v{event.api_version}" if event.api else "Kafka"
+        text = f"{what} {event.kind} correlation_id={event.correlation_id}"
+        return text + (f" ({event.detail})" if event.detail and event.kind == "response" else detail)
+    return {
+        "syn": f"Flags [S]{detail}",
+        "syn_ack": "Flags [S.]",
+        "rst": "Flags [R]",
+        "icmp": event.detail or "ICMP unreachable",
+        "foreign": f"not Kafka: {event.detail}",
+    }.get(event.kind, f"{event.kind}{detail}")
+
+
+def _metadata_lines(summary: CaptureSummary, md, *, indent: str) -> list[str]:
+    head = f"{indent}cluster_id {md.cluster_id or '-'}, controller {md.controller_id}, {len(md.brokers)} " \
+           f"broker{'s' if len(md.brokers) != 1 else ''}" + (f", error {md.error}" if md.error else "")
+    lines = [head]
+    for broker in md.brokers:
+        status = summary.status_of(broker.host, broker.port)
+        mark = f"  [{status}]" if status else ""
+        lines.append(f"{indent}  node {broker.node_id}  {Endpoint(broker.host, broker.port)}  "
+                     f"rack {broker.rack or '-'}{mark}")
+    return lines
+
+
+def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
+    out: list[str] = [f"{summary.source}: {summary.packets} packets, {summary.tcp_packets} TCP, "
+                      f"{sum(f.protocol == KAFKA for f in summary.flows)} Kafka connections, "
+                      f"{len(summary.metadata)} Metadata responses decoded"]
+    if summary.clients:
+        out.append("\nClients:")
+        for client in summary.clients:
+            ids = f"  client_id {', '.join(client.client_ids)}" if client.client_ids else ""
+            out.append(f"  {client.address}  {client.connections} connection(s){ids}")
+        out.append("Bootstrap endpoints: " + (", ".join(summary.bootstrap) or "-"))
+    if summary.listeners:
+        out.append("\nAdvertised brokers, per listener (the server port the client connected on):")
+        for view in summary.listeners:
+            out.append(f"  port {view.port} via {', '.join(view.servers)}  ({view.responses} response(s), "
+                       f"cluster_id {view.cluster_id or '-'}, controller {view.controller_id})")
+            for broker in view.brokers:
+                status = summary.status_of(broker.host, broker.port)
+                out.append(f"    node {broker.node_id}  {Endpoint(broker.host, broker.port)}  rack {broker.rack or '-'}"
+                           + (f"  [{status}]" if status else ""))
+    if summary.coordinators:
+        out.append("\nCoordinators:")
+        out.extend(f"  {cd.key or '-'}: node {cd.node_id} at {Endpoint(cd.host, cd.port)}"
+                   + ("" if cd.error == "NONE" else f"  {cd.error}") for cd in summary.coordinators)
+    if summary.advertised_connections:
+        out.append("\nConnections to advertised addresses:")
+        for ac in summary.advertised_connections:
+            by = "" if ac.matched_by == "address" else "  (matched by port: the name's address is not in the capture)"
+            out.append(f"  {ac.client} > {ac.server}  node {','.join(map(str, ac.node_ids))} {ac.advertised}  "
+                       f"handshake {ac.handshake}" + (f" after {ac.syn_packets} SYN(s)" if ac.handshake in
+                                                       FAILED_HANDSHAKES else "") + by)
+    if summary.errors:
+        out.append("\nError codes in responses:")
+        out.extend(f"  {e.error} ({e.code}) x{e.count} in {e.api} from {e.server}"
+                   + (f", e.g. {e.subject}" if e.subject else "") + f" (first at packet {e.first_packet})"
+                   for e in summary.errors)
+    foreign = [f for f in summary.flows if f.foreign is not None]
+    if foreign:
+        out.append("\nTLS or not Kafka:")
+        out.extend(f"  {f.client} > {f.server}  {f.protocol}: the {f.foreign_from} sent {f.foreign.description}"
+                   for f in foreign)
+    unanswered = [f for f in summary.flows if f.handshake in FAILED_HANDSHAKES
+                  and not any(ac.server == f.server and ac.client == f.client for ac in summary.advertised_connections)]
+    if unanswered:
+        out.append("\nConnections that never completed:")
+        out.extend(f"  {f.client} > {f.server}  {f.handshake} ({f.syn_packets} SYN)" for f in unanswered)
+    if summary.other_flows:
+        out.append(f"\n{summary.other_flows} other TCP connection(s) carried neither Kafka nor anything on a Kafka port.")
+    if findings:
+        out.extend(_findings_text(summary))
+    if summary.warnings:
+        out.append(f"\nDecode warnings ({len(summary.warnings)}):")
+        out.extend(f"  packet {w.packet}: {w.message}" if w.packet else f"  {w.message}" for w in summary.warnings)
+    return "\n".join(out)
+
+
+def _findings_text(summary: CaptureSummary) -> list[str]:
+    if not summary.findings:
+        return ["\nNo problems seen in this capture."]
+    out = [f"\nFindings ({len(summary.findings)}):"]
+    for f in summary.findings:
+        out.append(f"  {f.severity.upper()} {f.id}: {f.title}")
+        out.append(f"    {f.explanation}")
+        if f.fix:
+            out.append("    Fix:")
+            out.extend(f"      {line}" for line in f.fix.splitlines())
+    return out
+
+
+def render_text(summary: CaptureSummary) -> str:
+    timeline = render_timeline(summary)
+    return "\n".join(timeline + ([""] if timeline else []) + [render_summary(summary)]) + "\n"
+
+
+def render_markdown(summary: CaptureSummary) -> str:
+    out = [f"## kdiag pcap: {summary.source}", "",
+           f"{summary.packets} packets, {summary.tcp_packets} TCP, "
+           f"{sum(f.protocol == KAFKA for f in summary.flows)} Kafka connections, "
+           f"{len(summary.metadata)} Metadata responses decoded.", ""]
+    if summary.listeners:
+        out += ["### Advertised brokers per listener", "",
+                "| port | via | node_id | host:port | rack |", "|---|---|---|---|---|"]
+        for view in summary.listeners:
+            for broker in view.brokers:
+                status = summary.status_of(broker.host, broker.port)
+                out.append(f"| {view.port} | {', '.join(view.servers)} | {broker.node_id} | "
+                           f"`{Endpoint(broker.host, broker.port)}`{f' ({status})' if status else ''} | "
+                           f"{broker.rack or '-'} |")
+        out.append("")
+    if summary.advertised_connections:
+        out += ["### Connections to advertised addresses", "", "| client | server | node | advertised | handshake |",
+                "|---|---|---|---|---|"]
+        out += [f"| {ac.client} | {ac.server} | {','.join(map(str, ac.node_ids))} | `{ac.advertised}` | {ac.handshake} |"
+                for ac in summary.advertised_connections]
+        out.append("")
+    if summary.findings:
+        out += ["### Findings", ""]
+        for f in summary.findings:
+            out += [f"**{f.severity.upper()} `{f.id}`**: {f.title}", "", f.explanation, ""]
+            if f.fix:
+                out += ["```", f.fix, "```", ""]
+    else:
+        out += ["No problems seen in this capture.", ""]
+    summary_text = render_summary(summary, findings=False)
+    out += ["### Summary", "", "```", summary_text, "```", ""]
+    if summary.timeline:
+        out += ["### Timeline", "", "```", *render_timeline(summary), "```", ""]
+    return "\n".join(out)
