@@ -1,6 +1,8 @@
 """Golden frames written as hex, one group per field, each with its comment.
 
-``golden("00 12", "00 03")`` is just the bytes; it exists so a frame reads as a column of fields.
+``golden("00 12", "00 03")`` is just the bytes; it exists so a frame reads as a column of fields. A
+group of fields several versions share (the brokers of a Metadata response, say) is written once as
+its own golden and named where it recurs.
 Request goldens share the request header below (written out field by field once) and spell out
 their bodies per version; the three reference vectors of the lab notes are whole frames, verbatim.
 """
@@ -12,9 +14,9 @@ import struct
 CORRELATION_ID = 7
 
 
-def golden(*fields: str) -> bytes:
-    """The bytes of hex ``fields`` (spaces ignored)."""
-    return bytes.fromhex(" ".join(fields))
+def golden(*fields: str | bytes) -> bytes:
+    """The bytes of hex ``fields`` (spaces ignored); a ``bytes`` field is a group of fields built before."""
+    return bytes.fromhex(" ".join(field if isinstance(field, str) else field.hex() for field in fields))
 
 
 def sized(frame: bytes) -> bytes:
