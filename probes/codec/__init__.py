@@ -38,6 +38,8 @@ from probes.codec.messages import (
     MetadataRequest,
     MetadataResponse,
     MetadataTopic,
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
     SaslHandshakeRequest,
     SaslHandshakeResponse,
     api_name,

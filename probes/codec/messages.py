@@ -449,6 +449,51 @@ def _decode_sasl_handshake(r: Reader, version: int) -> SaslHandshakeResponse:
     return SaslHandshakeResponse(version, error, tuple(r.array(r.string, flexible=False)))
 
 
+# --- SaslAuthenticate (36) ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SaslAuthenticateRequest:
+    """One SASL token after SaslHandshake v1. ``auth_bytes`` may hold a password (PLAIN is
+    ``\\0user\\0password``), so it is left out of ``repr``."""
+
+    API_KEY: ClassVar[int] = 36
+    auth_bytes: bytes = field(repr=False)
+    version: int = 2
+
+
+@dataclass(frozen=True, slots=True)
+class SaslAuthenticateResponse:
+    version: int
+    error: KafkaError
+    error_message: str | None = None
+    auth_bytes: bytes = field(default=b"", repr=False)
+    session_lifetime_ms: int = 0
+
+
+def _encode_sasl_authenticate(w: Writer, req: SaslAuthenticateRequest, version: int) -> None:
+    flexible = version >= 2
+    w.nullable_bytes(req.auth_bytes, flexible)
+    w.empty_tags_if(flexible)
+
+
+def _decode_sasl_authenticate_request(r: Reader, version: int) -> SaslAuthenticateRequest:
+    flexible = version >= 2
+    auth_bytes = r.nullable_bytes(flexible) or b""
+    r.skip_tags_if(flexible)
+    return SaslAuthenticateRequest(auth_bytes, version)
+
+
+def _decode_sasl_authenticate(r: Reader, version: int) -> SaslAuthenticateResponse:
+    flexible = version >= 2
+    error = kafka_error(r.int16())
+    message = r.any_string(flexible, nullable=True)
+    auth_bytes = r.nullable_bytes(flexible) or b""
+    lifetime = r.int64() if version >= 1 else 0
+    r.skip_tags_if(flexible)
+    return SaslAuthenticateResponse(version, error, message, auth_bytes, lifetime)
+
+
 # --- the API table ------------------------------------------------------------------------------
 
 
@@ -493,6 +538,10 @@ SPECS: dict[int, ApiSpec] = {
         ApiSpec(
             17, "SaslHandshake", 0, 1, None,
             _encode_sasl_handshake, _decode_sasl_handshake_request, _decode_sasl_handshake,
+        ),
+        ApiSpec(
+            36, "SaslAuthenticate", 0, 2, 2,
+            _encode_sasl_authenticate, _decode_sasl_authenticate_request, _decode_sasl_authenticate,
         ),
     )
 }

@@ -16,6 +16,7 @@ from probes.codec import (
     ListOffsetsRequest,
     MetadataRequest,
     RequestHeader,
+    SaslAuthenticateRequest,
     SaslHandshakeRequest,
     decode_request,
     encode_request,
@@ -54,7 +55,13 @@ def sasl_handshake(version: int) -> list:
     return [SaslHandshakeRequest("SCRAM-SHA-512", version=version)]
 
 
-BUILDERS = {18: api_versions, 3: metadata, 10: find_coordinator, 2: list_offsets, 17: sasl_handshake}
+def sasl_authenticate(version: int) -> list:
+    return [SaslAuthenticateRequest(b"\0alice\0alice-secret", version=version),
+            SaslAuthenticateRequest(b"", version=version)]
+
+
+BUILDERS = {18: api_versions, 3: metadata, 10: find_coordinator, 2: list_offsets, 17: sasl_handshake,
+            36: sasl_authenticate}
 
 
 def every_request() -> list:
