@@ -142,9 +142,13 @@ class KafkaConnection:
 
     def version_for(self, api_key: int, pinned: int | None = None) -> int:
         """The version to use for ``api_key``: ``pinned`` if given, else the best both sides speak."""
-        if pinned is not None:
-            return pinned
         spec = SPECS[api_key]
+        if pinned is not None:
+            offered = self.api_versions.range_for(api_key) if self.api_versions else None
+            if offered is not None and not offered.min_version <= pinned <= offered.max_version:
+                raise KafkaProbeError("error", f"{spec.name} v{pinned} was asked for, but the broker speaks "
+                                      f"v{offered.min_version}-v{offered.max_version}")
+            return pinned
         chosen = spec.pick_version(self.api_versions.range_for(api_key) if self.api_versions else None)
         if chosen is None:
             raise KafkaProbeError("error", f"the broker supports no {spec.name} version kdiag speaks "
