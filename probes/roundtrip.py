@@ -131,7 +131,7 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
                     return outcome(ok=True, partition=partition, offset=offset, produce_ms=produce_ms,
                                    consume_ms=elapsed_ms(consume_started))
         finally:
-            consumer.close()
+            _close_within(consumer, deadline.within(1.0))
         return outcome(ok=False, partition=partition, offset=offset, produce_ms=produce_ms,
                        consume_ms=elapsed_ms(consume_started), error_code="_TIMED_OUT",
                        error="the message was produced but not read back before the deadline")
@@ -142,6 +142,16 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
         return outcome(ok=False, error_code=name, error=collector.scrub(text))
     finally:
         logger.removeHandler(collector)
+
+
+def _close_within(client, deadline: Deadline) -> None:
+    """Close a librdkafka client, waiting at most until ``deadline`` (leaving a group can block on an
+    unreachable coordinator; the process must still answer in time)."""
+    import threading
+
+    closer = threading.Thread(target=client.close, name="kdiag-close", daemon=True)
+    closer.start()
+    closer.join(deadline.remaining())
 
 
 def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadline: Deadline,
