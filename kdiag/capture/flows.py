@@ -91,6 +91,7 @@ MAX_WARNINGS = 1000
 SYNC, HUNT, DETECT, OFF = range(4)
 _INT32 = struct.Struct(">i")
 _TWO_INT32 = struct.Struct(">ii")
+_HEADER_HEAD = struct.Struct(">h6xh")  # a request header's api_key and client_id length
 
 # A request frame start: size 10..FRAME_MAX, api_key 0..92, api_version 0..20, correlation id >= 0,
 # client_id length 0..255 or -1. The regex finds candidates at C speed; _plausible_request checks.
@@ -284,6 +285,18 @@ class Connection:
                 number: int, timestamp: float) -> None:
         half, other = (self.c2s, self.s2c) if from_client else (self.s2c, self.c2s)
         self.last_time = timestamp
+        size = len(payload)
+        if (size and seq == half.next_seq and flags > 0 and not flags & 0x07 and not missing and not half.pending
+                and not other.pending and (half.skip >= size or half.state == OFF) and len(half.head) >= 64):
+            # The bulk of a capture: the next in-order bytes of a frame body kdiag streams past, or of
+            # a connection it no longer reads. Nothing to buffer, parse or decide.
+            half.next_seq = (seq + size) & MASK
+            half.bytes += size
+            if half.skip:
+                half.skip -= size
+            if from_client and not self.handshake_done and self.syn_ack_packet is not None:
+                self.handshake_done = True
+            return
         if flags < 0:  # an ICMP error quoting our SYN
             if from_client and self.syn_ack_packet is None:
                 self.icmp = "refused" if flags == ICMP_PORT_UNREACHABLE else "unreachable"
@@ -406,7 +419,9 @@ class Connection:
         where = self.describe(half)
         if half.state == OFF:
             return
-        warn = self.analyzer.warn
+        def warn(packet: int, message: str) -> None:
+            self.analyzer.warn(self, packet, message)
+
         if half.state == DETECT:
             half.buf.clear()
             half.marks.clear()
@@ -487,9 +502,19 @@ class Connection:
                     self._request(bytes(buf[pos + 4:end]), True, number, timestamp)
                     pos = end
                     continue
-                if size <= REQUEST_BUFFER or n - pos - 4 < HEADER_PEEK:
+                # Only the header matters (api_key, api_version, correlation_id, client_id): read it
+                # as soon as it is in, and stream the body past. The small requests of the APIs kdiag
+                # decodes are kept whole for the timeline's detail.
+                available = n - pos - 4
+                if available < 10:
                     break
-                self._request(bytes(buf[pos + 4:pos + 4 + HEADER_PEEK]), False, number, timestamp)
+                api_key, client_id_size = _HEADER_HEAD.unpack_from(buf, pos + 4)
+                if api_key in SPECS and size <= REQUEST_BUFFER:
+                    break
+                header_size = min(10 + max(client_id_size, 0), HEADER_PEEK)
+                if available < header_size:
+                    break
+                self._request(bytes(buf[pos + 4:pos + 4 + min(available, HEADER_PEEK)]), False, number, timestamp)
             else:
                 if n - pos < 8:
                     break
@@ -499,7 +524,8 @@ class Connection:
                     pos = end
                     continue
                 request = self.in_flight.get(correlation_id)
-                if request is not None and request[0] in SPECS and size <= analyzer.decode_cap:
+                if request is not None and request[0] in SPECS and size <= analyzer.decode_cap \
+                        and SPECS[request[0]].min_version <= request[1] <= SPECS[request[0]].max_version:
                     break  # a response kdiag decodes: wait for all of it
                 self._response(correlation_id, None, pos + 4, end, number, timestamp)
             half.skip = end - n
@@ -514,7 +540,7 @@ class Connection:
         if half.frames == 0 and (half.at_start or identify_foreign(head) is not None):
             self._foreign(half, identify_foreign(head) or foreign_or_garbage(head), number, timestamp)
             return
-        self.analyzer.warn(number, f"{self.describe(half)}: declared frame length {size & MASK} "
+        self.analyzer.warn(self, number, f"{self.describe(half)}: declared frame length {size & MASK} "
                                    f"(bytes {head[:8].hex(' ')}) is not a plausible Kafka frame; "
                                    "searching for the next frame start")
         half.state = HUNT
@@ -538,7 +564,7 @@ class Connection:
         if not ready:
             return
         if half.hunted:
-            self.analyzer.warn(number, f"{self.describe(half)}: frame boundary found again after skipping "
+            self.analyzer.warn(self, number, f"{self.describe(half)}: frame boundary found again after skipping "
                                        f"{half.hunted} bytes")
         half.hunted = 0
         half.state = SYNC
@@ -634,7 +660,7 @@ class Connection:
             else:
                 half.state = SYNC
                 if start:
-                    self.analyzer.warn(marks[0][1] if marks else number,
+                    self.analyzer.warn(self, marks[0][1] if marks else number,
                                        f"{self.describe(half)}: the capture starts inside the stream; "
                                        f"{start} bytes before the first frame boundary skipped")
             done = start
@@ -660,7 +686,7 @@ class Connection:
         header = plausible_request(frame)
         self.c2s.frames += 1
         if header is None:
-            self.analyzer.warn(number, f"{self.client} > {self.server}: a {len(frame)}-byte frame does not start "
+            self.analyzer.warn(self, number, f"{self.client} > {self.server}: a {len(frame)}-byte frame does not start "
                                        f"with a plausible request header (bytes {frame[:8].hex(' ')}); skipped")
             return
         self.protocol = KAFKA
@@ -692,9 +718,9 @@ class Connection:
             return
         api_key, api_version, _, requested_at = request
         body = None
-        if api_key in SPECS:
+        if api_key in SPECS and analyzer.decodes(self, api_key, api_version, number):
             if buf is None:
-                analyzer.warn(number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
+                analyzer.warn(self, number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
                                       f"(correlation id {correlation_id}) of {end - start} bytes is above the "
                                       f"{analyzer.decode_cap}-byte decode limit; not decoded")
             else:
@@ -710,7 +736,7 @@ class Connection:
         try:
             return decode_response(frame, api_key=api_key, api_version=api_version)[1]
         except MalformedFrame as exc:
-            self.analyzer.warn(number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
+            self.analyzer.warn(self, number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
                                        f"(correlation id {correlation_id}) does not decode: {exc}")
             return None
 
@@ -734,7 +760,7 @@ class CaptureAnalyzer:
         self.connections: list[Connection] = []
         self.retired_other = 0  # closed connections that were never anything kdiag reads
         self._table: dict[tuple, tuple[Connection, bool]] = {}
-        self.warnings: list[CaptureWarning] = []
+        self.warnings: list[tuple[Connection | None, CaptureWarning]] = []
         self.warnings_dropped = 0
         self.events: list[tuple[Connection, TimelineEvent]] = []
         self.events_dropped = 0
@@ -742,6 +768,7 @@ class CaptureAnalyzer:
         self.coordinators: list[tuple[Connection, CapturedCoordinator]] = []
         self.errors: dict[tuple[str, int, str], list] = {}  # (api, code, server) -> [count, packet, subject, name]
         self._since_retire = 0
+        self._undecoded_versions: set[tuple[int, int]] = set()
 
     # --- input -------------------------------------------------------------------------------------
 
@@ -820,15 +847,27 @@ class CaptureAnalyzer:
             response = connection.s2c
             if connection.protocol == KAFKA and response.state == SYNC and len(response.buf) >= 8:
                 size = _INT32.unpack_from(response.buf)[0]
-                self.warn(self.packets, f"{connection.server} > {connection.client}: the capture ends inside "
+                self.warn(connection, self.packets, f"{connection.server} > {connection.client}: the capture ends inside "
                                         f"{connection._frame_label(response, response.buf)}: {len(response.buf) - 4}"
                                         f" of {size} bytes seen")
 
     # --- output ------------------------------------------------------------------------------------
 
-    def warn(self, packet: int | None, message: str) -> None:
+    def decodes(self, connection: Connection, api_key: int, api_version: int, packet: int) -> bool:
+        """Whether the codec decodes this version; the first time it does not, a warning says so."""
+        spec = SPECS[api_key]
+        if spec.min_version <= api_version <= spec.max_version:
+            return True
+        if (api_key, api_version) not in self._undecoded_versions:
+            self._undecoded_versions.add((api_key, api_version))
+            self.warn(connection, packet, f"{spec.name} v{api_version} responses are not decoded: kdiag decodes "
+                              f"{spec.name} v{spec.min_version}-v{spec.max_version}")
+        return False
+
+    def warn(self, connection: Connection | None, packet: int | None, message: str) -> None:
+        """A decode problem, with the connection it concerns (None: the capture as a whole)."""
         if len(self.warnings) < self.max_warnings:
-            self.warnings.append(CaptureWarning(packet, message))
+            self.warnings.append((connection, CaptureWarning(packet, message)))
         else:
             self.warnings_dropped += 1
 
@@ -894,8 +933,10 @@ def _request_detail(header, frame: bytes | None) -> str | None:
         elif isinstance(body, SaslHandshakeRequest):
             parts.append(f"mechanism={body.mechanism}")
         elif isinstance(body, MetadataRequest):
-            parts.append("topics=all" if body.topics is None else f"topics={','.join(body.topics[:3])}"
-                         + ("..." if len(body.topics) > 3 else ""))
+            if body.topics is None:
+                parts.append("topics=all")
+            else:
+                parts.append(f"topics={','.join(body.topics[:3]) or 'none'}" + ("..." if len(body.topics) > 3 else ""))
         elif isinstance(body, FindCoordinatorRequest):
             parts.append(f"key={body.key}")
     return " ".join(parts) or None
@@ -909,6 +950,6 @@ def _response_detail(body, latency_ms: float) -> str:
     if isinstance(body, SaslHandshakeResponse) and body.mechanisms:
         parts.append(f"mechanisms={','.join(body.mechanisms)}")
     if isinstance(body, FindCoordinatorResponse):
-        parts.extend(f"coordinator={c.node_id}@{Endpoint(c.host, c.port)}" + ("" if c.error.ok else f" {c.error.name}")
+        parts.extend(f"coordinator={c.node_id}@{Endpoint(c.host, c.port)}" if c.error.ok else f"error={c.error.name}"
                      for c in body.coordinators)
     return " ".join(parts)

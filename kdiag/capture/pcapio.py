@@ -144,32 +144,39 @@ class CaptureReader:
 
     def _pcap(self, endian: str, scale: float, linktype: int, max_record: int
               ) -> Iterator[tuple[int, float, int, bytes]]:
-        record = struct.Struct(endian + "IIII")
+        record = struct.Struct(endian + "IIII").unpack_from
         number = 0
+        buf, pos = self._buf, self._pos  # kept local in the loop; written back before each refill
+        size = len(buf)
         while True:
-            buf, pos = self._buf, self._pos
-            if len(buf) - pos < 16 and not self._need(16):
-                if len(self._buf) > self._pos:
-                    self._truncated("has a partial 16-byte record header")
-                return
-            buf, pos = self._buf, self._pos
-            seconds, fraction, caplen, _ = record.unpack_from(buf, pos)
+            if size - pos < 16:
+                self._pos = pos
+                if not self._need(16):
+                    if len(self._buf) > self._pos:
+                        self._truncated("has a partial 16-byte record header")
+                    return
+                buf, pos = self._buf, self._pos
+                size = len(buf)
+            seconds, fraction, caplen, _ = record(buf, pos)
             if caplen > max_record:
-                self.warnings.append((number + 1, f"packet {number + 1} claims {caplen} captured bytes, above the "
-                                                  f"{max_record}-byte snap length: the file is corrupt from "
+                self._pos = pos
+                self.warnings.append((number + 1, f"packet {number + 1} claims {caplen} captured bytes, above "
+                                                  f"the {max_record}-byte snap length: the file is corrupt from "
                                                   f"byte {self._stream_offset()}; reading stopped"))
                 return
             end = pos + 16 + caplen
-            if end > len(buf):
+            if end > size:
+                self._pos = pos
                 if not self._need(16 + caplen):
                     self._truncated(f"needs {caplen} bytes of data")
                     return
                 buf, pos = self._buf, self._pos
+                size = len(buf)
                 end = pos + 16 + caplen
             number += 1
             self.packets = number
-            self._pos = end
             yield number, seconds + fraction * scale, linktype, buf[pos + 16:end]
+            pos = end
 
     def _stream_offset(self) -> int:
         try:
@@ -284,6 +291,16 @@ def parse_tcp(linktype: int, data: bytes) -> tuple | None:
         if n < 14:
             return None
         ethertype = data[12] << 8 | data[13]
+        if ethertype == _ETH_IPV4 and n >= 54 and data[14] == 0x45 and data[23] == _PROTO_TCP \
+                and not (data[20] & 0x3F or data[21]):
+            # The common case inline (Ethernet, IPv4 without options, TCP): what _ipv4 and _tcp do.
+            total = data[16] << 8 | data[17]
+            end = 14 + total if total >= 20 else n
+            sport, dport, seq, ack, offset, flags = _TCP_HEAD.unpack_from(data, 34)
+            start = 34 + (offset >> 4) * 4
+            if end > n:
+                return data[26:30], data[30:34], sport, dport, seq, ack, flags, data[start:], end - max(start, n)
+            return data[26:30], data[30:34], sport, dport, seq, ack, flags, data[start:end], 0
         at = 14
         while ethertype in _VLAN_TAGS:
             if n < at + 4:
@@ -485,8 +502,9 @@ def _checksum(data: bytes) -> int:
 
 def build_tcp(src: str, dst: str, sport: int, dport: int, *, seq: int = 0, ack: int = 0, flags: int = ACK | PSH,
               payload: bytes = b"", window: int = 65535, linktype: int = LINKTYPE_ETHERNET,
-              ip_id: int = 0) -> bytes:
-    """One TCP segment inside IPv4 or IPv6 (chosen by the address) inside the given link layer."""
+              ip_id: int = 0, checksum: bool = True) -> bytes:
+    """One TCP segment inside IPv4 or IPv6 (chosen by the address) inside the given link layer.
+    ``checksum=False`` leaves the TCP checksum 0 (as a capture with checksum offload shows it)."""
     v6 = ":" in src
     family = socket.AF_INET6 if v6 else socket.AF_INET
     s, d = socket.inet_pton(family, src), socket.inet_pton(family, dst)
@@ -495,8 +513,8 @@ def build_tcp(src: str, dst: str, sport: int, dport: int, *, seq: int = 0, ack: 
         pseudo = s + d + struct.pack(">IxxxB", len(tcp) + len(payload), _PROTO_TCP)
     else:
         pseudo = s + d + struct.pack(">xBH", _PROTO_TCP, len(tcp) + len(payload))
-    checksum = _checksum(pseudo + tcp + payload)
-    tcp = tcp[:16] + struct.pack(">H", checksum) + tcp[18:]
+    if checksum:
+        tcp = tcp[:16] + struct.pack(">H", _checksum(pseudo + tcp + payload)) + tcp[18:]
     if v6:
         ip = struct.pack(">IHBB", 6 << 28, len(tcp) + len(payload), _PROTO_TCP, 64) + s + d
     else:

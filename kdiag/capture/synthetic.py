@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import random
 import struct
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from kdiag.capture.pcapio import ACK, FIN, LINKTYPE_ETHERNET, PSH, RST, SYN, PcapWriter, build_tcp
@@ -150,17 +150,24 @@ def opaque_response(correlation_id: int, body_size: int, fill: bytes = b"\xa5") 
 
 class TcpConversation:
     """Builds the packets of one TCP connection: ``handshake()``, ``client(data)``, ``server(data)``,
-    ``close()``; ``packets`` holds ``(timestamp, frame)`` in wire order."""
+    ``close()``; ``packets`` holds ``(timestamp, frame)`` in wire order, unless ``sink`` takes each
+    packet as it is made (a benchmark's million packets never sit in a list). ``clock`` replaces the
+    conversation's own time, so several conversations can share one."""
 
     def __init__(self, client: tuple[str, int], server: tuple[str, int], *, start: float = 1_700_000_000.0,
                  mss: int = 1448, linktype: int = LINKTYPE_ETHERNET, client_isn: int = 1000,
-                 server_isn: int = 5000, step: float = 0.0001) -> None:
+                 server_isn: int = 5000, step: float = 0.0001, checksum: bool = True,
+                 sink: Callable[[float, bytes], None] | None = None,
+                 clock: Callable[[], float] | None = None) -> None:
         self.client_end, self.server_end = client, server
         self.mss = mss
         self.linktype = linktype
         self.start = start
         self.step = step
         self.ticks = 0  # time is start + ticks * step: summing steps would drift at epoch magnitudes
+        self.checksum = checksum
+        self.sink = sink
+        self.clock = clock
         self.seq = {True: client_isn, False: server_isn}  # next sequence number per side (True: client)
         self.base: dict[bool, int] = {}  # sequence number of each side's first data byte
         self.sent = {True: bytearray(), False: bytearray()}  # each side's byte stream so far
@@ -169,9 +176,14 @@ class TcpConversation:
     def _packet(self, from_client: bool, flags: int, payload: bytes = b"", *, seq: int | None = None) -> bytes:
         src, dst = (self.client_end, self.server_end) if from_client else (self.server_end, self.client_end)
         frame = build_tcp(src[0], dst[0], src[1], dst[1], seq=self.seq[from_client] if seq is None else seq,
-                          ack=self.seq[not from_client], flags=flags, payload=payload, linktype=self.linktype)
+                          ack=self.seq[not from_client], flags=flags, payload=payload, linktype=self.linktype,
+                          checksum=self.checksum)
         self.ticks += 1
-        self.packets.append((self.start + self.ticks * self.step, frame))
+        timestamp = self.clock() if self.clock else self.start + self.ticks * self.step
+        if self.sink is not None:
+            self.sink(timestamp, frame)
+        else:
+            self.packets.append((timestamp, frame))
         return frame
 
     def handshake(self, *, answer: str = "syn_ack", syns: int = 1) -> TcpConversation:
@@ -199,7 +211,8 @@ class TcpConversation:
             self._packet(from_client, ACK | PSH, chunk)
             indexes.append(len(self.packets) - 1)
             self.seq[from_client] = (self.seq[from_client] + len(chunk)) & 0xFFFFFFFF
-            self.sent[from_client] += chunk
+            if self.sink is None:  # kept for resend(); a streamed conversation keeps nothing
+                self.sent[from_client] += chunk
         self._packet(not from_client, ACK)  # the receiver acknowledges all of it
         return indexes
 

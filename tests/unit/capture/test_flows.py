@@ -157,7 +157,7 @@ def test_two_gigabyte_frame_length_is_skipped_with_a_warning_in_bounded_memory()
     assert largest < 64 * 1024
     assert [[b.host for b in md.brokers] for _, md in analyzer.metadata] == [["kafka-1.internal", "kafka-2.internal"]]
     client, server = "192.0.2.10:50000 > 192.0.2.1:9092", "192.0.2.1:9092 > 192.0.2.10:50000"
-    assert [(w.packet, w.message) for w in analyzer.warnings] == [
+    assert [(w.packet, w.message) for _, w in analyzer.warnings] == [
         (bad_request[0] + 1, f"{client}: declared frame length 2147483632 (bytes 7f ff ff f0 {junk[:4].hex(' ')}) "
                              "is not a plausible Kafka frame; searching for the next frame start"),
         (next_request[0] + 1, f"{client}: frame boundary found again after skipping 3004 bytes"),
