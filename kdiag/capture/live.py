@@ -113,7 +113,8 @@ class LiveCapture:
         self.ports = tuple(ports)
         self.pcap_out = pcap_out
         self.start_timeout = start_timeout
-        self.analyzer = CaptureAnalyzer(ports=kafka_ports, keep_events=keep_events)
+        self.kafka_ports = tuple(kafka_ports)
+        self.analyzer = CaptureAnalyzer(ports=self.kafka_ports, keep_events=keep_events)
         self._sniffer: Any = None
         self._linktypes: dict[str, int] = {}
         self._writer: PcapWriter | None = None
@@ -235,4 +236,4 @@ class LiveCapture:
         """What was captured, with advertised hosts marked by what the same run found for them."""
         with self._lock:
             return summarize(self.analyzer, source=self.source, statuses=statuses, resolutions=resolutions,
-                             warnings=self.warnings)
+                             warnings=self.warnings, scope_ports=self.kafka_ports or None)

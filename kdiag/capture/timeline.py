@@ -20,6 +20,8 @@ from kdiag.capture.model import (
     KAFKA,
     NOT_SEEN,
     AdvertisedConnection,
+    CapturedCoordinator,
+    CapturedMetadata,
     CaptureSummary,
     CaptureWarning,
     ClientSeen,
@@ -41,55 +43,85 @@ Statuses = Mapping[tuple[str, int], str]
 
 
 def summarize(analyzer: CaptureAnalyzer, *, source: str, statuses: Statuses | None = None,
-              resolutions: Mapping[str, Iterable[str]] | None = None,
-              warnings: Iterable[CaptureWarning] = ()) -> CaptureSummary:
+              resolutions: Mapping[str, Iterable[str]] | None = None, warnings: Iterable[CaptureWarning] = (),
+              scope_ports: Iterable[int] | None = None) -> CaptureSummary:
     """The summary of everything ``analyzer`` saw.
 
     ``statuses`` maps an advertised ``(host, port)`` to what the same kdiag run found for it
     (``nxdomain``, ``refused``, ...): the timeline marks those hosts. ``resolutions`` maps a host
     name to the addresses it resolved to, so connections to a name's address count as connections
     to that advertised broker. ``warnings`` are the reader's (truncation), listed first.
+    ``scope_ports`` (live capture): keep only connections to these server ports and to the ports
+    the Metadata and FindCoordinator answers on them advertise, leaving out the rest of the
+    machine's TCP (a lab broker's own controller traffic on loopback, for one).
     """
     resolved = {normalise_host(host): {normalise_host(a) for a in addresses}
                 for host, addresses in (resolutions or {}).items()}
     connections = analyzer.connections
-    kafka_seen = any(c.protocol == KAFKA for c in connections)
-    relevant_ports = set(analyzer.ports) | KAFKA_PORTS
-    relevant_ports.update(c.server_port for c in connections if c.protocol == KAFKA)
-    relevant_ports.update(b.port for _, md in analyzer.metadata for b in md.brokers)
-    relevant_ports.update(cd.port for _, cd in analyzer.coordinators)
+    if scope_ports is not None:
+        ports = _scope(analyzer, scope_ports)
 
-    def relevant(connection: Connection) -> bool:
-        if connection.protocol == KAFKA:
-            return True
-        if connection.given_up or not (connection.syn_packets or connection.c2s.bytes or connection.s2c.bytes):
-            return False
-        return connection.server_port in relevant_ports or not kafka_seen
+        def relevant(connection: Connection) -> bool:
+            return connection.server_port in ports and _carried_something(connection)
+    else:
+        kafka_seen = any(c.protocol == KAFKA for c in connections)
+        ports = set(analyzer.ports) | KAFKA_PORTS
+        ports.update(c.server_port for c in connections if c.protocol == KAFKA)
+        ports.update(b.port for _, md in analyzer.metadata for b in md.brokers)
+        ports.update(cd.port for _, cd in analyzer.coordinators)
+
+        def relevant(connection: Connection) -> bool:
+            if connection.protocol == KAFKA:
+                return True
+            return _carried_something(connection) and (connection.server_port in ports or not kafka_seen)
 
     shown = [c for c in connections if relevant(c)]
     shown_ids = {id(c) for c in shown}
-    advertised, followed = _advertised_connections(analyzer, shown, resolved)
-    metadata = tuple(md for _, md in analyzer.metadata)
+    metadata_pairs = [(c, md) for c, md in analyzer.metadata if id(c) in shown_ids]
+    coordinator_pairs = [(c, cd) for c, cd in analyzer.coordinators if id(c) in shown_ids]
+    renumbered = {id(md): index for index, (_, md) in enumerate(metadata_pairs)}
+    kept = {index: renumbered.get(id(md)) for index, (_, md) in enumerate(analyzer.metadata)}
+    advertised, followed = _advertised_connections(metadata_pairs, coordinator_pairs, shown, resolved)
+    metadata = tuple(md for _, md in metadata_pairs)
+    servers = {c.server for c in shown}
     summary = CaptureSummary(
         source=source,
         packets=analyzer.packets,
         tcp_packets=analyzer.tcp_packets,
         flows=tuple(_flow(c) for c in shown),
         metadata=metadata,
-        warnings=_warnings(analyzer, warnings),
-        clients=_clients(analyzer, shown, followed),
+        warnings=_warnings(analyzer, warnings, shown_ids),
+        clients=_clients(metadata_pairs, shown, followed),
         listeners=_listeners(metadata),
-        coordinators=tuple(cd for _, cd in analyzer.coordinators),
+        coordinators=tuple(cd for _, cd in coordinator_pairs),
         errors=tuple(ErrorSeen(api, name, code, count, packet, server, subject)
-                     for (api, code, server), (count, packet, subject, name) in analyzer.errors.items()),
+                     for (api, code, server), (count, packet, subject, name) in analyzer.errors.items()
+                     if server in servers),
         advertised_connections=advertised,
         other_flows=len(connections) - len(shown) + analyzer.retired_other,
         endpoint_status=tuple(EndpointStatus(host, port, status) for (host, port), status in (statuses or {}).items()
                               if status != "ok"),
-        timeline=tuple(event for connection, event in analyzer.events if id(connection) in shown_ids),
+        timeline=tuple(sorted((replace(event, metadata=kept.get(event.metadata)) if event.metadata is not None
+                               else event for connection, event in analyzer.events if id(connection) in shown_ids),
+                              key=lambda event: event.packet)),  # detection dates frames after the fact
         timeline_dropped=analyzer.events_dropped,
     )
     return replace(summary, findings=capture_findings(summary, resolved))
+
+
+def _carried_something(connection: Connection) -> bool:
+    return not connection.given_up and bool(connection.syn_packets or connection.c2s.bytes or connection.s2c.bytes)
+
+
+def _scope(analyzer: CaptureAnalyzer, ports: Iterable[int]) -> set[int]:
+    """``ports`` and, until nothing new comes, the ports advertised on connections to them."""
+    scope = set(ports)
+    while True:
+        more = {b.port for c, md in analyzer.metadata if c.server_port in scope for b in md.brokers}
+        more.update(cd.port for c, cd in analyzer.coordinators if c.server_port in scope and cd.error == "NONE")
+        if more <= scope:
+            return scope
+        scope |= more
 
 
 def _flow(c: Connection) -> FlowSummary:
@@ -101,26 +133,22 @@ def _flow(c: Connection) -> FlowSummary:
         client_spoke_kafka=c.request_seen, server_answer=c.server_answer)
 
 
-def _warnings(analyzer: CaptureAnalyzer, first: Iterable[CaptureWarning]) -> tuple[CaptureWarning, ...]:
-    warnings = list(first) + analyzer.warnings
+def _warnings(analyzer: CaptureAnalyzer, first: Iterable[CaptureWarning], shown: set[int]
+              ) -> tuple[CaptureWarning, ...]:
+    warnings = list(first) + [w for c, w in analyzer.warnings if c is None or id(c) in shown]
     if analyzer.warnings_dropped:
         warnings.append(CaptureWarning(None, f"{analyzer.warnings_dropped} more decode warnings not listed"))
     return tuple(warnings)
 
 
-def _first_metadata(analyzer: CaptureAnalyzer) -> dict[str, int]:
-    """The packet of the first Metadata answer each client address received."""
-    first: dict[str, int] = {}
-    for connection, md in analyzer.metadata:
-        first.setdefault(connection.client_ip, md.packet)
-    return first
-
-
-def _clients(analyzer: CaptureAnalyzer, shown: list[Connection], followed: set[int]) -> tuple[ClientSeen, ...]:
+def _clients(metadata: list[tuple[Connection, CapturedMetadata]], shown: list[Connection], followed: set[int]
+             ) -> tuple[ClientSeen, ...]:
     """Each client address; its bootstrap endpoints are the servers it connected to before its first
     Metadata answer, or later to an address no answer had advertised (``followed`` holds the ids
     of the connections that went to advertised addresses)."""
-    first = _first_metadata(analyzer)
+    first: dict[str, int] = {}  # the packet of the first Metadata answer each client address received
+    for connection, md in metadata:
+        first.setdefault(connection.client_ip, md.packet)
     by_address: dict[str, list[Connection]] = {}
     for connection in shown:
         if connection.protocol == KAFKA or connection.request_seen:
@@ -147,15 +175,16 @@ def _listeners(metadata: tuple) -> tuple[ListenerView, ...]:
                  for (port, cluster_id, controller_id, brokers), (servers, count) in views.items())
 
 
-def _advertised_connections(analyzer: CaptureAnalyzer, shown: list[Connection], resolved: Mapping[str, set[str]]
-                            ) -> tuple[tuple[AdvertisedConnection, ...], set[int]]:
+def _advertised_connections(metadata: list[tuple[Connection, CapturedMetadata]],
+                            coordinators: list[tuple[Connection, CapturedCoordinator]], shown: list[Connection],
+                            resolved: Mapping[str, set[str]]) -> tuple[tuple[AdvertisedConnection, ...], set[int]]:
     """Connections a client opened after a Metadata (or FindCoordinator) answer, matched to the
     advertised endpoint they went to: by address when the host is a literal, a loopback name or a
     known resolution, else by port alone (the name's address is not in the capture)."""
     advertised: dict[str, list[tuple[int, KafkaBroker]]] = {}
-    for connection, md in analyzer.metadata:
+    for connection, md in metadata:
         advertised.setdefault(connection.client_ip, []).extend((md.packet, b) for b in md.brokers)
-    for connection, cd in analyzer.coordinators:
+    for connection, cd in coordinators:
         if cd.error == "NONE":
             advertised.setdefault(connection.client_ip, []).append(
                 (cd.packet, KafkaBroker(cd.node_id, cd.host, cd.port)))
@@ -255,8 +284,8 @@ def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
                            + (f"  [{status}]" if status else ""))
     if summary.coordinators:
         out.append("\nCoordinators:")
-        out.extend(f"  {cd.key or '-'}: node {cd.node_id} at {Endpoint(cd.host, cd.port)}"
-                   + ("" if cd.error == "NONE" else f"  {cd.error}") for cd in summary.coordinators)
+        out.extend(f"  {cd.key or '-'}: " + (f"node {cd.node_id} at {Endpoint(cd.host, cd.port)}" if cd.error == "NONE"
+                                            else cd.error) for cd in summary.coordinators)
     if summary.advertised_connections:
         out.append("\nConnections to advertised addresses:")
         for ac in summary.advertised_connections:
@@ -280,7 +309,8 @@ def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
         out.append("\nConnections that never completed:")
         out.extend(f"  {f.client} > {f.server}  {f.handshake} ({f.syn_packets} SYN)" for f in unanswered)
     if summary.other_flows:
-        out.append(f"\n{summary.other_flows} other TCP connection(s) carried neither Kafka nor anything on a Kafka port.")
+        out.append(f"\n{summary.other_flows} other TCP connection(s) not shown: not Kafka, and not to a port Kafka "
+                   "was seen on or expected on.")
     if findings:
         out.extend(_findings_text(summary))
     if summary.warnings:
@@ -291,7 +321,7 @@ def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
 
 def _findings_text(summary: CaptureSummary) -> list[str]:
     if not summary.findings:
-        return ["\nNo problems seen in this capture."]
+        return ["\nNo problems seen in the captured traffic."]
     out = [f"\nFindings ({len(summary.findings)}):"]
     for f in summary.findings:
         out.append(f"  {f.severity.upper()} {f.id}: {f.title}")
@@ -335,7 +365,7 @@ def render_markdown(summary: CaptureSummary) -> str:
             if f.fix:
                 out += ["```", f.fix, "```", ""]
     else:
-        out += ["No problems seen in this capture.", ""]
+        out += ["No problems seen in the captured traffic.", ""]
     summary_text = render_summary(summary, findings=False)
     out += ["### Summary", "", "```", summary_text, "```", ""]
     if summary.timeline:

@@ -163,7 +163,7 @@ def test_text_summary_of_a_healthy_capture(analyse):
         "\nAdvertised brokers, per listener (the server port the client connected on):\n"
         "  port 9092 via 203.0.113.5:9092  (1 response(s), cluster_id MkU3OEVBNTcwNTJENDM2Qg, controller 1)\n"
         "    node 1  203.0.113.5:9092  rack -\n"
-        "\nNo problems seen in this capture.\n")
+        "\nNo problems seen in the captured traffic.\n")
 
 
 def test_markdown_has_the_broker_table_and_the_findings(analyse):
@@ -216,3 +216,39 @@ def test_syn_retransmissions_and_resets_appear_in_the_timeline(analyse):
     lines = render_timeline(analyse(bootstrap.packets + silent.packets + reset.packets).summary)
     assert [line.split(": ", 1)[1] for line in lines[-4:]] == [
         "Flags [S]", "Flags [S] retransmission 1", "Flags [S]", "Flags [R]"]
+
+
+def test_live_scope_keeps_the_runs_endpoints_and_what_they_advertised(analyse):
+    from kdiag.capture.timeline import summarize
+
+    bootstrap = bootstrap_session(9092, [Broker(1, "203.0.113.5", 19092)])
+    to_broker = attempt(("203.0.113.5", 19092), answer="syn_ack", start=1_700_000_002.0)
+    controller = bootstrap_session(9093, [Broker(7, "203.0.113.9", 9093)], client_port=50500,
+                                   start=1_700_000_003.0)  # the lab broker's own traffic
+    result = analyse(bootstrap.packets + to_broker.packets + controller.packets)
+    summary = summarize(result.analyzer, source="live", scope_ports=[9092])
+    assert [f.server for f in summary.flows] == ["203.0.113.5:9092", "203.0.113.5:19092"]
+    assert [md.server for md in summary.metadata] == ["203.0.113.5:9092"]
+    assert summary.other_flows == 1
+    assert all(event.dst != "203.0.113.5:9093" and event.src != "203.0.113.5:9093" for event in summary.timeline)
+    assert [e.metadata for e in summary.timeline if e.metadata is not None] == [0]
+
+
+def test_timeline_is_in_packet_order_when_detection_dates_frames_after_the_fact(analyse):
+    first = bootstrap_session(31000, BROKERS)
+    second = bootstrap_session(31001, BROKERS, client_port=50001, start=1_700_000_000.00005)
+    merged = sorted(first.packets + second.packets, key=lambda packet: packet[0])
+    timeline = analyse(merged).summary.timeline
+    assert [e.packet for e in timeline] == sorted(e.packet for e in timeline)
+    assert len([e for e in timeline if e.kind == "request"]) == 4
+
+
+def test_a_version_newer_than_the_codec_is_one_warning_not_one_per_frame(analyse):
+    conversation = TcpConversation((CLIENT, 50000), ("203.0.113.5", 9092)).handshake()
+    for correlation_id in (2, 3):
+        conversation.client(metadata_request(correlation_id, 9)[:6] + b"\x00\x0e" + metadata_request(correlation_id, 9)[8:])
+        conversation.server(metadata_response(correlation_id, BROKERS))
+    summary = analyse(conversation.packets).summary
+    assert [w.message for w in summary.warnings] == [
+        "Metadata v14 responses are not decoded: kdiag decodes Metadata v0-v13"]
+    assert summary.metadata == ()
