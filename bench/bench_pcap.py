@@ -1,12 +1,14 @@
 """Benchmark of the capture path: ``kdiag pcap`` against tshark, peak memory, live-capture overhead.
 
-    python bench/bench_pcap.py                    # 1M-packet mixed capture: kdiag vs tshark
-    python bench/bench_pcap.py --big-gb 2         # also peak RSS of kdiag on a ~2 GB capture
-    python bench/bench_pcap.py --live 5           # also live capture's cost on 5+5 healthy bootstrap runs
+    python -m bench.bench_pcap                    # 1M-packet mixed capture: kdiag vs tshark
+    python -m bench.bench_pcap --big-gb 2         # also peak RSS of kdiag on a ~2 GB capture
+    python -m bench.bench_pcap --live 5           # also live capture's cost on 5+5 healthy bootstrap runs
 
 Captures are generated into bench/out (git-ignored). Both tools read the same file in the same run;
-``/usr/bin/time -v`` gives each one's wall time and peak RSS. Results go to bench/results/pcap.json.
-Nothing is tuned to pass: the numbers are what this machine measured.
+``/usr/bin/time -v`` gives each one's wall time, CPU time and peak RSS. Results go to
+bench/results/pcap.json (``python -m bench.report`` puts them in BENCHMARKS.md). Nothing is tuned to
+pass: the numbers are what this machine measured. Targets (issue 4): throughput >= 1x tshark, peak
+RSS <= 200 MB on a 2 GB capture, live capture adds <= 10% to a healthy bootstrap run.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import random
 import re
 import statistics
@@ -23,11 +24,9 @@ import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
-
-from kdiag.capture.pcapio import PcapWriter  # noqa: E402
-from kdiag.capture.synthetic import (  # noqa: E402
+from bench.common import REPO, RESULTS, kdiag_argv, write_results
+from kdiag.capture.pcapio import PcapWriter
+from kdiag.capture.synthetic import (
     Broker,
     TcpConversation,
     api_versions_response,
@@ -36,16 +35,22 @@ from kdiag.capture.synthetic import (  # noqa: E402
     opaque_request,
     opaque_response,
 )
-from probes.codec import ApiVersionsRequest, encode_request  # noqa: E402
+from probes.codec import ApiVersionsRequest, encode_request
 
 KAFKA_PORT = 9092
 BROKERS = [Broker(i, f"10.0.0.{i}", KAFKA_PORT, f"rack-{i}") for i in (1, 2, 3)]
 TOPICS = [(f"topic-{i}", 0, 6) for i in range(10)]
 
-# The kdiag CLI as a user runs it; registers 'pcap' itself if kdiag.cli does not yet.
+# kdiag's entry point with 'pcap' registered, for as long as kdiag.cli does not register it itself.
 KDIAG_PCAP = ("import sys, typer.main\nfrom kdiag import cli\nfrom kdiag.capture.command import register\n"
               "if 'pcap' not in typer.main.get_command(cli.app).commands:\n    register(cli.app)\n"
               "sys.exit(cli.main(sys.argv[1:]))\n")
+
+
+def kdiag_pcap_argv(*args: str) -> list[str]:
+    """``kdiag pcap ...`` as a user runs it, once the CLI has the command."""
+    registered = subprocess.run(kdiag_argv("pcap", "--help"), capture_output=True).returncode == 0
+    return kdiag_argv("pcap", *args) if registered else [sys.executable, "-c", KDIAG_PCAP, "pcap", *args]
 
 
 def generate(path: Path, *, packets: int, flows: int, seed: int = 1, fetch_max: int = 20_000,
@@ -103,17 +108,25 @@ def generate(path: Path, *, packets: int, flows: int, seed: int = 1, fetch_max: 
 
 
 def timed(argv: list[str]) -> dict:
-    """Runs ``argv`` under /usr/bin/time -v: wall seconds, peak RSS, output size."""
+    """Runs ``argv`` under /usr/bin/time -v: wall seconds, CPU seconds (user + system), peak RSS.
+
+    CPU time is reported beside wall time because this machine is shared: other jobs (brokers,
+    test suites) inflate wall time unevenly between two runs, CPU time much less so."""
     start = time.perf_counter()
     done = subprocess.run(["/usr/bin/time", "-v", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
     seconds = time.perf_counter() - start
-    rss = re.search(rb"Maximum resident set size \(kbytes\): (\d+)", done.stderr)
-    return {"seconds": round(seconds, 3), "max_rss_mb": round(int(rss.group(1)) / 1024, 1) if rss else None,
+
+    def field(name: bytes) -> float:
+        return float(re.search(rb"\t" + name + rb": ([\d.]+)", done.stderr).group(1))
+
+    return {"seconds": round(seconds, 3),
+            "cpu_seconds": round(field(rb"User time \(seconds\)") + field(rb"System time \(seconds\)"), 3),
+            "max_rss_mb": round(field(rb"Maximum resident set size \(kbytes\)") / 1024, 1),
             "exit": done.returncode, "stdout": done.stdout}
 
 
 def kdiag_pcap(path: str) -> dict:
-    result = timed([sys.executable, "-c", KDIAG_PCAP, "pcap", path, "--json"])
+    result = timed(kdiag_pcap_argv(path, "--json"))
     document = json.loads(result.pop("stdout"))
     result["metadata_responses"] = len(document["metadata"])
     result["kafka_flows"] = sum(f["protocol"] == "kafka" for f in document["flows"])
@@ -134,15 +147,23 @@ def rates(result: dict, capture: dict) -> dict:
 
 
 def bench_mixed(out: Path, packets: int, flows: int, repeat: int) -> dict:
+    """Both tools on the same file, runs interleaved (kdiag, tshark, kdiag, ...); the best of each."""
     capture = generate(out / "pcap_mixed.pcap", packets=packets, flows=flows)
-    kdiag_runs = [kdiag_pcap(capture["path"]) for _ in range(repeat)]
-    tshark_runs = [tshark(capture["path"]) for _ in range(repeat)]
+    kdiag_runs, tshark_runs = [], []
+    for _ in range(repeat):
+        kdiag_runs.append(kdiag_pcap(capture["path"]))
+        tshark_runs.append(tshark(capture["path"]))
     kdiag_best = rates(min(kdiag_runs, key=lambda r: r["seconds"]), capture)
     tshark_best = rates(min(tshark_runs, key=lambda r: r["seconds"]), capture)
     return {"capture": capture, "kdiag": kdiag_best, "tshark": tshark_best,
             "kdiag_seconds_all": [r["seconds"] for r in kdiag_runs],
             "tshark_seconds_all": [r["seconds"] for r in tshark_runs],
-            "throughput_ratio_vs_tshark": round(tshark_best["seconds"] / kdiag_best["seconds"], 2)}
+            "kdiag_cpu_seconds_all": [r["cpu_seconds"] for r in kdiag_runs],
+            "tshark_cpu_seconds_all": [r["cpu_seconds"] for r in tshark_runs],
+            "throughput_ratio_vs_tshark": round(tshark_best["seconds"] / kdiag_best["seconds"], 2),
+            "cpu_ratio_vs_tshark": round(min(r["cpu_seconds"] for r in tshark_runs)
+                                         / min(r["cpu_seconds"] for r in kdiag_runs), 2),
+            "load_average_at_end": os.getloadavg()}
 
 
 def bench_big(out: Path, gigabytes: float, with_tshark: bool) -> dict:
@@ -212,35 +233,69 @@ def bench_live(runs: int, workdir: Path) -> dict:
     }
 
 
+def summary_md(results: dict) -> str:
+    mixed, big, live = results["mixed"], results.get("big"), results.get("live")
+    k, t = mixed["kdiag"], mixed["tshark"]
+    packets = mixed["capture"]["packets"]
+    rows = [
+        "| measurement | kdiag pcap --json | tshark -Y kafka | kdiag vs tshark | target |",
+        "|---|---|---|---|---|",
+        f"| {packets:,}-packet mixed Kafka capture ({mixed['capture']['bytes'] / 1e6:.0f} MB), wall, best of "
+        f"{len(mixed['kdiag_seconds_all'])} | {k['seconds']:.2f} s ({k['packets_per_s']:,} pkt/s) | "
+        f"{t['seconds']:.2f} s ({t['packets_per_s']:,} pkt/s) | {mixed['throughput_ratio_vs_tshark']}x throughput "
+        "| >= 1x |",
+        f"| same capture, CPU time (user + sys), best | {min(mixed['kdiag_cpu_seconds_all']):.2f} s | "
+        f"{min(mixed['tshark_cpu_seconds_all']):.2f} s | {mixed['cpu_ratio_vs_tshark']}x | |",
+        f"| same capture, peak RSS | {k['max_rss_mb']:.0f} MB | {t['max_rss_mb']:.0f} MB | | |",
+    ]
+    if big:
+        bt = big.get("tshark")
+        rows.append(f"| ~{big['capture']['bytes'] / 1e9:.1f} GB capture ({big['capture']['packets']:,} packets), "
+                    f"peak RSS | {big['kdiag']['max_rss_mb']:.0f} MB ({big['kdiag']['seconds']:.1f} s) | "
+                    + (f"{bt['max_rss_mb']:.0f} MB ({bt['seconds']:.1f} s)" if bt else "not run")
+                    + " | | <= 200 MB |")
+    if live:
+        rows.append(f"| healthy `kdiag bootstrap` with live capture, whole process, median of {live['runs_each']} | "
+                    f"{live['capture_median_s']:.2f} s vs {live['plain_median_s']:.2f} s without | | "
+                    f"+{live['overhead_pct']}% | <= 10% |")
+    notes = [f"Load average at the end of the mixed runs: {', '.join(f'{x:.1f}' for x in mixed['load_average_at_end'])} "
+             "(the machine is shared; CPU time is the steadier comparison)."]
+    if live:
+        notes.append(f"Live capture: of the {live['capture_median_s'] - live['plain_median_s']:.2f} s added, "
+                     f"starting the sniffer (importing scapy, opening the sockets) takes "
+                     f"{live['capture_start_median_s']:.2f} s in-process.")
+    return "\n".join(rows) + "\n\n" + " ".join(notes) + "\n"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--packets", type=int, default=1_000_000)
     parser.add_argument("--flows", type=int, default=16)
-    parser.add_argument("--repeat", type=int, default=2)
+    parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--big-gb", type=float, default=0.0, help="also measure peak RSS on a capture this big")
     parser.add_argument("--big-tshark", action="store_true", help="run tshark on the big capture too")
     parser.add_argument("--live", type=int, default=0, metavar="RUNS", help="also measure live-capture overhead")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out")
-    parser.add_argument("--results", type=Path, default=REPO / "bench" / "results" / "pcap.json")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
-    args.results.parent.mkdir(parents=True, exist_ok=True)
-    previous = json.loads(args.results.read_text()) if args.results.exists() else {}
+    previous_path = RESULTS / "pcap.json"
+    previous = json.loads(previous_path.read_text()) if previous_path.exists() else {}
     tshark_version = subprocess.run(["tshark", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    results = {
-        "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "machine": {"cpus": os.cpu_count(), "processor": platform.processor() or platform.machine(),
-                    "python": platform.python_version(), "tshark": tshark_version},
-        "mixed": bench_mixed(args.out, args.packets, args.flows, args.repeat),
-    }
+    results = {"title": "kdiag pcap vs tshark, and live capture", "tshark": tshark_version,
+               "mixed": bench_mixed(args.out, args.packets, args.flows, args.repeat)}
     print(json.dumps(results["mixed"], indent=2), flush=True)
-    results["big"] = bench_big(args.out, args.big_gb, args.big_tshark) if args.big_gb else previous.get("big")
-    results["live"] = bench_live(args.live, args.out / "live-broker") if args.live else previous.get("live")
-    for key in ("big", "live"):
-        if results[key] is not None and not (args.big_gb if key == "big" else args.live):
-            results[key]["from_earlier_run"] = True
-    args.results.write_text(json.dumps(results, indent=2) + "\n")
-    print(json.dumps({k: results[k] for k in ("big", "live")}, indent=2))
+    for key, wanted, run in (("big", args.big_gb, lambda: bench_big(args.out, args.big_gb, args.big_tshark)),
+                             ("live", args.live, lambda: bench_live(args.live, args.out / "live-broker"))):
+        if wanted:
+            results[key] = run()
+        elif previous.get(key):  # kept from the run that measured it, and said so
+            results[key] = {**previous[key], "measured_at": previous[key].get("measured_at",
+                                                                              previous.get("measured_at"))}
+        if key in results and wanted:
+            results[key]["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+    results["summary_md"] = summary_md(results)
+    write_results("pcap", results)
+    print(results["summary_md"])
 
 
 if __name__ == "__main__":
