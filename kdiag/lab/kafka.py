@@ -255,7 +255,10 @@ class BrokerSpec:
     the controller listener (``CONTROLLER`` on ``controller_host:controller_port``) is added to them.
     ``advertised=None`` leaves ``advertised.listeners`` unset. ``inter_broker_listener`` defaults to the
     first listener. ``quorum_voters`` (``1@host:port,2@host:port``) defaults to this node alone and must
-    be the same string on every node of a cluster. ``overrides`` are written last and win.
+    be the same string on every node of a cluster. ``overrides`` are written last and win. ``hostname``,
+    when given, is the host name the node's process sees (``gethostname``): it runs in a UTS namespace of
+    its own under that name, so a listener whose host is left empty, with ``advertised.listeners`` unset,
+    advertises that name's canonical form, as on a real machine of that name. ``None`` keeps this machine's.
     """
 
     node_id: int
@@ -266,6 +269,7 @@ class BrokerSpec:
     inter_broker_listener: str | None = None
     quorum_voters: str | None = None
     overrides: Mapping[str, str] = field(default_factory=dict, hash=False)
+    hostname: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "listeners", tuple(self.listeners))
@@ -463,7 +467,7 @@ class KafkaBroker:
     def _launch(cls, node: _PreparedNode, *, netns: str | None) -> KafkaBroker:
         """Start the prepared node's process without waiting for it (in the calling thread: see ``start``)."""
         command = [*_parent_death_guard(), *(("ip", "netns", "exec", netns) if netns else ())]
-        command += [*node.java, "kafka.Kafka", str(node.workdir / _PROPERTIES)]
+        command += [*uts_hostname_prefix(node.spec.hostname), *node.java, "kafka.Kafka", str(node.workdir / _PROPERTIES)]
         with (node.workdir / _LOG).open("ab") as log:
             process = subprocess.Popen(
                 command, cwd=node.workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
@@ -634,6 +638,17 @@ def _parent_death_guard() -> tuple[str, ...]:
     """
     setpriv = shutil.which("setpriv")
     return (setpriv, "--pdeathsig", "KILL", "--") if setpriv else ()
+
+
+def uts_hostname_prefix(hostname: str | None) -> tuple[str, ...]:
+    """A command prefix that runs the rest in a new UTS namespace called ``hostname`` (none for None).
+
+    ``unshare`` and ``sh`` both exec, so the command keeps the pid and the parent-death signal it was
+    started with. Needs root (CAP_SYS_ADMIN), as network namespaces do.
+    """
+    if hostname is None:
+        return ()
+    return ("unshare", "--uts", "--", "sh", "-c", 'hostname "$0" && exec "$@"', hostname)
 
 
 @dataclass(frozen=True)
