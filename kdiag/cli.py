@@ -390,3 +390,7 @@ app.command(
     "bootstrap", help=BOOTSTRAP_HELP, epilog=BOOTSTRAP_EPILOG,
     short_help="Diagnose why a Kafka client can or cannot work with a cluster from here.",
 )(bootstrap)
+
+from kdiag.lab.command import lab_app  # noqa: E402  (imports nothing heavy)
+
+app.add_typer(lab_app, name="lab")
