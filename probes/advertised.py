@@ -1,9 +1,11 @@
 """Stage ``advertised``: use every broker the metadata advertises, the way a client will.
 
-For each advertised ``host:port``, in parallel: resolve it, connect to it, speak ApiVersions and
-Metadata through it, and prove it is the broker it claims to be (a ListOffsets for a partition it
-leads must not answer NOT_LEADER_OR_FOLLOWER; the cluster id must match). Ten dead brokers cost
-one connect timeout, not ten.
+For each advertised ``host:port``, in parallel: resolve it, connect to it, do the TLS handshake and
+SASL authentication the client settings ask for (TLS with the advertised host as SNI and as the
+name the certificate must hold), speak ApiVersions and Metadata through it, and prove it is the
+broker it claims to be (a ListOffsets for a partition it leads must not answer
+NOT_LEADER_OR_FOLLOWER; the cluster id must match). Ten dead brokers cost one connect timeout, not
+ten.
 """
 
 from __future__ import annotations
@@ -14,8 +16,10 @@ from dataclasses import dataclass
 from probes import dns, tcp
 from probes.codec.errors import NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION
 from probes.deadline import Deadline
-from probes.kafka import KafkaConnection, KafkaProbeError, check_kafka
-from probes.results import DnsResult, IdentityCheck, KafkaBroker, KafkaCheck, TcpResult, TopicInfo
+from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
+                          start_tls)
+from probes.results import (DnsResult, IdentityCheck, KafkaBroker, KafkaCheck, SaslResult, TcpResult, TlsResult,
+                            TopicInfo)
 
 
 @dataclass(frozen=True)
@@ -24,6 +28,8 @@ class EndpointCheck:
     tcp: TcpResult
     kafka: KafkaCheck
     identity: IdentityCheck
+    tls: TlsResult | None = None  # None: the client settings ask for no TLS
+    sasl: SaslResult | None = None  # None: no SASL
 
 
 def led_partitions(topics: tuple[TopicInfo, ...]) -> dict[int, tuple[str, int]]:
@@ -54,29 +60,47 @@ def connect_first(host_result: DnsResult, port: int, *, deadline: Deadline,
 
 def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: float,
                    metadata_version: int | None, led: tuple[str, int] | None,
-                   cluster_id: str | None) -> EndpointCheck:
+                   cluster_id: str | None, security: Security = Security()) -> EndpointCheck:
     resolved = dns.resolve(broker.host, timeout=deadline.cap(connect_timeout))
     skipped = KafkaCheck("skip")
+    tls_skipped = TlsResult("skip", broker.host, port=broker.port) if security.tls else None
+    sasl_skipped = SaslResult("skip", security.sasl.mechanism) if security.sasl else None
     if not resolved.ok:
-        return EndpointCheck(resolved, TcpResult("skip"), skipped, IdentityCheck("skip"))
+        return EndpointCheck(resolved, TcpResult("skip"), skipped, IdentityCheck("skip"), tls_skipped, sasl_skipped)
     connected, sock = connect_first(resolved, broker.port, deadline=deadline, connect_timeout=connect_timeout)
     if sock is None:
-        return EndpointCheck(resolved, connected, skipped, IdentityCheck("skip"))
+        return EndpointCheck(resolved, connected, skipped, IdentityCheck("skip"), tls_skipped, sasl_skipped)
 
     def reconnect(timeout: float) -> KafkaConnection:
-        _result, fresh = tcp.connect(connected.address, broker.port, timeout=min(timeout, connect_timeout))
-        if fresh is None:
-            raise KafkaProbeError("error", "reconnect failed")
-        return KafkaConnection(fresh)
+        return connect_secure(connected.address, broker.port, host=broker.host, tls=security.tls,
+                              timeout=min(timeout, connect_timeout))
 
-    with KafkaConnection(sock) as conn:
+    tls = None
+    if security.tls is not None:
+        tls, conn = start_tls(sock, host=broker.host, tls=security.tls, timeout=deadline.remaining())
+        if conn is None:
+            blocked = KafkaCheck("error", error=f"not attempted: the TLS handshake failed ({tls.status})")
+            return EndpointCheck(resolved, connected, blocked, IdentityCheck("skip"), tls, sasl_skipped)
+    else:
+        conn = KafkaConnection(sock)
+    with conn:
+        sasl = None
+        if security.sasl is not None:
+            sasl, failed = authenticate(conn, security.sasl, timeout=deadline.remaining(),
+                                        endpoint=f"{broker.host}:{broker.port}")
+            if failed is not None:
+                return EndpointCheck(resolved, connected, failed, IdentityCheck("skip"), tls, sasl)
+            if not sasl.ok:
+                blocked = KafkaCheck("error", conn.api_versions.version if conn.api_versions else None,
+                                     error=f"not attempted: SASL authentication failed ({sasl.status})")
+                return EndpointCheck(resolved, connected, blocked, IdentityCheck("skip"), tls, sasl)
         kafka, _metadata = check_kafka(conn, timeout=deadline.remaining(), metadata_version=metadata_version,
                                        reconnect=reconnect)
         identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline)
     if identity.status == "wrong_broker":
         kafka = KafkaCheck("wrong_broker", kafka.api_versions_version, kafka.metadata_version, kafka.cluster_id,
                            kafka.controller_id, kafka.brokers, (), error=identity.error, duration_ms=kafka.duration_ms)
-    return EndpointCheck(resolved, connected, kafka, identity)
+    return EndpointCheck(resolved, connected, kafka, identity, tls, sasl)
 
 
 def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, int] | None,

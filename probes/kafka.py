@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import socket
 import time
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 from kdiag import __version__
+from probes import tcp
 from probes.codec import (
     SPECS,
     ApiVersionsRequest,
@@ -25,13 +28,18 @@ from probes.codec import (
     MetadataRequest,
     MetadataResponse,
     NotKafka,
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
     SaslHandshakeRequest,
     SaslHandshakeResponse,
     foreign_or_garbage,
 )
-from probes.codec.errors import UNSUPPORTED_VERSION
+from probes.codec.errors import (ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM,
+                                 UNSUPPORTED_VERSION)
 from probes.deadline import elapsed_ms
-from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, TopicInfo
+from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
+from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
+from probes.tls import TlsClient, TlsSettings, name_in_certificate
 
 CLIENT_ID = "kdiag"
 
@@ -173,6 +181,10 @@ class KafkaConnection:
     def sasl_handshake(self, mechanism: str, *, timeout: float) -> SaslHandshakeResponse:
         return self.request(SaslHandshakeRequest(mechanism, version=1), timeout=timeout)
 
+    def sasl_authenticate(self, auth_bytes: bytes, *, timeout: float) -> SaslAuthenticateResponse:
+        chosen = self.version_for(SaslAuthenticateRequest.API_KEY)
+        return self.request(SaslAuthenticateRequest(auth_bytes, version=chosen), timeout=timeout)
+
 
 def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int | None = None,
                 reconnect=None) -> tuple[KafkaCheck, MetadataResponse | None]:
@@ -185,7 +197,7 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
     deadline = started + timeout
     api_version = None
     try:
-        api = conn.negotiate(timeout=timeout)
+        api = conn.api_versions or conn.negotiate(timeout=timeout)
         api_version = api.version
         response = conn.metadata(timeout=max(deadline - time.monotonic(), 0.001), version=metadata_version)
     except ConnectionClosed as exc:
@@ -198,9 +210,13 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
                                   duration_ms=elapsed_ms(started)), None
         return KafkaCheck("error", api_version, error=str(exc), duration_ms=elapsed_ms(started)), None
     except KafkaProbeError as exc:
-        return KafkaCheck(exc.status, api_version, foreign=exc.foreign, error=str(exc),
-                          duration_ms=elapsed_ms(started)), None
+        return failed_check(exc, api_version, started), None
     return metadata_check(response, api_version, elapsed_ms(started)), response
+
+
+def failed_check(exc: KafkaProbeError, api_version: int | None, started: float) -> KafkaCheck:
+    """The KafkaCheck of a conversation that ended in ``exc``."""
+    return KafkaCheck(exc.status, api_version, foreign=exc.foreign, error=str(exc), duration_ms=elapsed_ms(started))
 
 
 def metadata_check(response: MetadataResponse, api_version: int | None, duration_ms: float) -> KafkaCheck:
@@ -232,3 +248,144 @@ def _sasl_mechanisms(reconnect, timeout: float) -> tuple[str, ...] | None:
     if response.error.code in (0, 33):  # NONE or UNSUPPORTED_SASL_MECHANISM: a SASL listener
         return response.mechanisms
     return None
+
+
+# --- TLS and SASL: what a client does before its first Kafka request ----------------------------
+
+
+@dataclass(frozen=True)
+class Security:
+    """What the client settings ask of every new connection: TLS, SASL, both or neither."""
+
+    tls: TlsClient | None = None
+    sasl: SaslSettings | None = None
+
+    @classmethod
+    def from_librdkafka(cls, settings: Mapping[str, str]) -> Security:
+        """Raises ``TlsConfigError`` / ``SaslConfigError`` when the settings cannot be used as they are."""
+        tls_settings = TlsSettings.from_librdkafka(settings)
+        return cls(TlsClient(tls_settings) if tls_settings else None, SaslSettings.from_librdkafka(settings))
+
+
+def connect_secure(address: str, port: int, *, host: str, tls: TlsClient | None, timeout: float) -> KafkaConnection:
+    """A new connection to ``address:port``, with TLS for ``host`` when ``tls`` is given (never SASL):
+    for a second look at a listener. Raises KafkaProbeError."""
+    deadline = time.monotonic() + timeout
+    connected, sock = tcp.connect(address, port, timeout=timeout)
+    if sock is None:
+        raise KafkaProbeError("error", f"reconnect failed: {connected.status} ({connected.error})")
+    if tls is None:
+        return KafkaConnection(sock)
+    shake = tls.handshake(sock, host=host, timeout=max(deadline - time.monotonic(), 0.001))
+    if shake.stream is None:
+        sock.close()
+        raise KafkaProbeError("error", f"reconnect failed: TLS {shake.result.status} ({shake.result.error})")
+    return KafkaConnection(shake.stream)
+
+
+def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
+              timeout: float) -> tuple[TlsResult, KafkaConnection | None]:
+    """The TLS handshake on a connected socket, for ``host``; the Kafka connection over it when it worked.
+
+    A failure gets a second look on a new connection, within the same ``timeout``: the certificate
+    the server presents (it could not be read from a handshake that failed verification), or, when
+    the peer hung up on the ClientHello, whether the port answers a plaintext ApiVersions.
+    """
+    deadline = time.monotonic() + timeout
+    shake = tls.handshake(sock, host=host, timeout=timeout)
+    if shake.stream is not None:
+        return shake.result, KafkaConnection(shake.stream)
+    sock.close()
+    result = shake.result
+    address, port = result.address, result.port
+    if address is None or port is None or time.monotonic() >= deadline:
+        return result, None
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.001)
+
+    if result.status in ("untrusted", "hostname_mismatch"):
+        _connected, fresh = tcp.connect(address, port, timeout=left())
+        certificate = tls.fetch_certificate(fresh, host=host, timeout=left()) if fresh is not None else None
+        if certificate is not None:
+            result = replace(result, certificate=certificate,
+                             name_in_certificate=name_in_certificate(certificate, host))
+    elif result.status == "closed":
+        try:
+            with connect_secure(address, port, host=host, tls=None, timeout=left()) as plain:
+                plain.negotiate(timeout=left())
+        except KafkaProbeError:
+            result = replace(result, plaintext_kafka=False)
+        else:
+            result = replace(result, status="not_tls", plaintext_kafka=True,
+                             error=f"{result.error}; a plaintext ApiVersions on a new connection was answered: "
+                                   "this is a plaintext Kafka listener")
+    return result, None
+
+
+def authenticate(conn: KafkaConnection, sasl: SaslSettings, *, timeout: float,
+                 endpoint: str | None = None) -> tuple[SaslResult, KafkaCheck | None]:
+    """ApiVersions, SaslHandshake v1 and SaslAuthenticate, as librdkafka does them.
+
+    Returns the SASL result and, when the connection did not even answer ApiVersions as Kafka, the
+    KafkaCheck saying what it answered instead (a TLS alert, another protocol, silence).
+    """
+    started = time.monotonic()
+    deadline = started + timeout
+    base = SaslResult("error", sasl.mechanism, sasl.username, endpoint=endpoint)
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.001)
+
+    def done(**changes: Any) -> tuple[SaslResult, None]:
+        return replace(base, duration_ms=elapsed_ms(started), **changes), None
+
+    try:
+        api = conn.api_versions or conn.negotiate(timeout=timeout)
+    except KafkaProbeError as exc:
+        skipped = replace(base, status="skip", error=f"ApiVersions before the SASL handshake failed: {exc}",
+                          duration_ms=elapsed_ms(started))
+        return skipped, failed_check(exc, None, started)
+    handshake_range = api.range_for(SaslHandshakeRequest.API_KEY)
+    if handshake_range is not None and handshake_range.max_version < 1:
+        return done(error="the broker speaks only SaslHandshake v0 (Kafka before 1.0), whose raw token exchange "
+                          "kdiag does not probe")
+    try:
+        handshake = conn.sasl_handshake(sasl.mechanism, timeout=left())
+    except KafkaProbeError as exc:
+        return done(error=f"SaslHandshake: {exc}")
+    error = handshake.error
+    base = replace(base, enabled_mechanisms=handshake.mechanisms, handshake_version=1,
+                   error_code=error.code or None, error_name=None if error.ok else error.name)
+    if error.code == UNSUPPORTED_SASL_MECHANISM:
+        return done(status="unsupported_mechanism",
+                    error=f"{sasl.mechanism} is not enabled on this listener; it enables "
+                          f"{', '.join(handshake.mechanisms) or 'none'}")
+    if error.code == ILLEGAL_SASL_STATE:
+        return done(status="not_sasl", error="the listener answered SaslHandshake with ILLEGAL_SASL_STATE: it has no "
+                                             "SASL (its security protocol is PLAINTEXT or SSL)")
+    if error.code:
+        return done(error=f"SaslHandshake answered {error}")
+    if not sasl.probed:
+        return done(status="not_probed", error=f"{sasl.mechanism} is enabled on this listener; kdiag does not "
+                                               f"authenticate with {sasl.mechanism} (not probed by kdiag)")
+    exchange = exchange_for(sasl)
+    token: bytes | None = exchange.first()
+    lifetime = None
+    try:
+        while token is not None:
+            response = conn.sasl_authenticate(token, timeout=left())
+            base = replace(base, authenticate_version=response.version)
+            if response.error.code:
+                status = "auth_failed" if response.error.code == SASL_AUTHENTICATION_FAILED else "error"
+                said = f": {response.error_message}" if response.error_message else ""
+                return done(status=status, error_code=response.error.code, error_name=response.error.name,
+                            error_message=response.error_message,
+                            error=f"SaslAuthenticate answered {response.error}{said}")
+            lifetime = response.session_lifetime_ms
+            token = exchange.respond(response.auth_bytes)
+    except KafkaProbeError as exc:
+        return done(error=f"SaslAuthenticate: {exc}")
+    except SaslProtocolError as exc:
+        return done(error=f"{sasl.mechanism}: {exc}")
+    return done(status="ok", session_lifetime_ms=lifetime, error=None)

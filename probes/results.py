@@ -123,3 +123,87 @@ class IdentityCheck:
     partition: int | None = None
     error: str | None = None
     cluster_id: str | None = None
+
+
+@dataclass(frozen=True)
+class CertificateInfo:
+    """The facts of one X.509 certificate that a connectivity problem turns on (no key material)."""
+
+    subject: str | None = None  # RFC 4514 order: "CN=kafka-1.example.com,O=Example"
+    issuer: str | None = None
+    dns_names: tuple[str, ...] = ()  # subjectAltName dNSName entries
+    ip_addresses: tuple[str, ...] = ()  # subjectAltName iPAddress entries
+    not_before: str | None = None  # ISO 8601, UTC
+    not_after: str | None = None
+    serial_number: str | None = None  # hex
+    sha256: str | None = None  # fingerprint of the DER, hex with colons
+
+    @property
+    def self_signed(self) -> bool:
+        return self.subject is not None and self.subject == self.issuer
+
+
+@dataclass(frozen=True)
+class TlsResult:
+    """One TLS handshake, done the way librdkafka does it.
+
+    ``status``: ok | untrusted (the chain does not verify against the trust anchors in ``trust``) |
+    hostname_mismatch (``host`` is not in the certificate) | not_tls (the port speaks plaintext:
+    ``plaintext_kafka`` True when a plaintext ApiVersions on a new connection was answered, or
+    ``received`` shows the non-TLS bytes) | closed (the peer hung up during the handshake, nothing
+    else known) | alert (the server refused the handshake with a TLS alert, e.g. a client certificate
+    is required) | timeout | error | skip.
+    """
+
+    status: str
+    host: str | None = None  # the name connected to: SNI and hostname verification use it
+    address: str | None = None
+    port: int | None = None
+    sni: str | None = None  # None when no SNI is sent (an IP address, as librdkafka does)
+    version: str | None = None  # TLSv1.3
+    cipher: str | None = None
+    certificate: CertificateInfo | None = None
+    trust: str | None = None  # what the chain was verified against, e.g. "ssl.ca.location=/etc/ca.pem"
+    hostname_verification: bool = True
+    verify_code: int | None = None  # OpenSSL's X509_V_ERR_* code
+    verify_error: str | None = None  # and its message
+    name_in_certificate: bool | None = None  # kdiag's own check of host against the SANs
+    alert: str | None = None  # the TLS alert the server sent, e.g. "certificate_required"
+    received: str | None = None  # preview of what came back instead of TLS
+    plaintext_kafka: bool | None = None
+    client_hello_size: int | None = None  # the "size" a plaintext Kafka listener reads from our ClientHello
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class SaslResult:
+    """SASL authentication on one connection: SaslHandshake v1, then SaslAuthenticate.
+
+    ``status``: ok | unsupported_mechanism (``enabled_mechanisms`` lists the listener's) |
+    auth_failed (``error_message`` is the broker's) | not_sasl (the listener has no SASL: the
+    handshake answered ILLEGAL_SASL_STATE) | not_probed (the mechanism is enabled, but kdiag does not
+    authenticate with it: GSSAPI, OAUTHBEARER) | error | skip.
+    """
+
+    status: str
+    mechanism: str | None = None
+    username: str | None = None
+    enabled_mechanisms: tuple[str, ...] | None = None
+    handshake_version: int | None = None
+    authenticate_version: int | None = None
+    error_code: int | None = None
+    error_name: str | None = None
+    error_message: str | None = None  # the broker's own words
+    session_lifetime_ms: int | None = None
+    endpoint: str | None = None
+    error: str | None = None  # kdiag's account of what went wrong
+    duration_ms: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return self.status == "ok"
