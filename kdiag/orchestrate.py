@@ -1,8 +1,10 @@
 """Runs the probe stages against a bootstrap list under one deadline and assembles the report.
 
-dns -> tcp -> metadata -> advertised -> roundtrip. Each stage gets what is left of the run's budget;
-a stage that an earlier failure makes pointless is recorded as ``skip`` with the reason. The facts
-become a :class:`Report`; the diagnosis rules turn it into findings.
+dns -> tcp -> [tls] -> [sasl] -> metadata -> advertised -> roundtrip; tls and sasl run when the client
+settings ask for them (``security.protocol``), on the bootstrap connections and on every advertised
+broker's. Each stage gets what is left of the run's budget; a stage that an earlier failure makes
+pointless is recorded as ``skip`` with the reason. The facts become a :class:`Report`; the diagnosis
+rules turn it into findings.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 
+from kdiag.exitstatus import UsageError
 from kdiag.report import (
     AdvertisedDetail,
     BrokerReport,
@@ -23,15 +26,20 @@ from kdiag.report import (
     MetadataDetail,
     Report,
     RoundtripDetail,
+    SaslDetail,
     Stage,
     TcpDetail,
+    TlsDetail,
     Vantage,
 )
 from probes import advertised, dns, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
-from probes.kafka import KafkaConnection, KafkaProbeError, check_kafka
-from probes.results import DnsResult, KafkaCheck, TcpResult
+from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
+                          start_tls)
+from probes.results import DnsResult, KafkaCheck, SaslResult, TcpResult
+from probes.sasl import SaslConfigError
+from probes.tls import TlsConfigError, describe
 
 # progress(stage_name, stage) is called with stage=None when a stage starts and with the finished
 # Stage when it ends; renderers use it for the live view on a terminal.
@@ -70,6 +78,10 @@ class _Run:
     def __init__(self, options: BootstrapOptions, progress: Progress) -> None:
         self.options = options
         self.progress = progress
+        try:
+            self.security = Security.from_librdkafka(options.client_settings)
+        except (TlsConfigError, SaslConfigError) as exc:
+            raise UsageError(str(exc)) from None
         self.deadline = Deadline.after(options.timeout)
         self.stages: list[Stage] = []
         self.conn: KafkaConnection | None = None
@@ -99,12 +111,14 @@ class _Run:
         kafka = None
         if not any(r.ok for r in results):
             self.skip("tcp", "blocked by dns: no bootstrap host resolves")
+            self.skip_security("blocked by dns")
             self.skip("metadata", "blocked by dns")
         else:
             sockets = self.stage_tcp(results)
             if sockets:
-                kafka = self.stage_metadata(sockets)
+                kafka = self.secure_and_fetch_metadata(sockets)
             else:
+                self.skip_security("blocked by tcp: no bootstrap address accepts connections")
                 self.skip("metadata", "blocked by tcp: no bootstrap address accepts connections")
         cluster = None
         if kafka is not None and kafka.ok:
@@ -170,25 +184,115 @@ class _Run:
         self.record(Stage("tcp", status, elapsed_ms(started), summary, TcpDetail(tcp_results)))
         return sockets
 
+    # --- tls and sasl ----------------------------------------------------------------------------
+
+    def skip_security(self, reason: str) -> None:
+        """The tls and sasl stages the client settings ask for, skipped for ``reason``."""
+        if self.security.tls is not None:
+            self.skip("tls", reason)
+        if self.security.sasl is not None:
+            self.skip("sasl", reason)
+
+    def secure_and_fetch_metadata(self, sockets: list[tuple[Endpoint, object]]) -> KafkaCheck | None:
+        """TLS and SASL on the bootstrap connections when asked, then the metadata over the first that works."""
+        if self.security.tls is None:
+            conns = [(endpoint, KafkaConnection(sock)) for endpoint, sock in sockets]
+        else:
+            conns = self.stage_tls(sockets)
+            if not conns:
+                if self.security.sasl is not None:
+                    self.skip("sasl", "blocked by tls: no TLS handshake with a bootstrap address succeeded")
+                self.skip("metadata", "blocked by tls: no TLS handshake with a bootstrap address succeeded")
+                return None
+        failures: list[tuple[Endpoint, KafkaCheck]] = []
+        if self.security.sasl is not None:
+            conns, failures = self.stage_sasl(conns)
+            if not conns and not failures:
+                sasl = self.stage_named("sasl")
+                self.skip("metadata", f"blocked by sasl: {sasl.summary}")
+                return None
+        return self.stage_metadata(conns, failures)
+
+    def stage_tls(self, sockets: list[tuple[Endpoint, object]]) -> list[tuple[Endpoint, KafkaConnection]]:
+        self.progress("tls", None)
+        started = time.monotonic()
+        tls = self.security.tls
+        timeout = self.deadline.remaining()
+        with ThreadPoolExecutor(max_workers=min(len(sockets), 32)) as pool:
+            outcomes = list(pool.map(lambda es: start_tls(es[1], host=es[0].host, tls=tls, timeout=timeout), sockets))
+        results = tuple(result for result, _conn in outcomes)
+        conns = [(endpoint, conn) for (endpoint, _sock), (_result, conn) in zip(sockets, outcomes) if conn is not None]
+        ok = [r for r in results if r.ok]
+        if ok and len(ok) == len(results):
+            status, summary = "ok", describe(ok[0])
+        elif ok:
+            status = "warn"
+            summary = "; ".join([describe(ok[0])] + [describe(r) for r in results if not r.ok])
+        else:
+            status, summary = "fail", "; ".join(dict.fromkeys(describe(r) for r in results))
+        self.record(Stage("tls", status, elapsed_ms(started), summary, TlsDetail(results)))
+        return conns
+
+    def stage_sasl(self, conns: list[tuple[Endpoint, KafkaConnection]]
+                   ) -> tuple[list[tuple[Endpoint, KafkaConnection]], list[tuple[Endpoint, KafkaCheck]]]:
+        """SASL on the bootstrap connections in order until one authenticates (one login is enough)."""
+        self.progress("sasl", None)
+        started = time.monotonic()
+        attempts: list[SaslResult] = []
+        failures: list[tuple[Endpoint, KafkaCheck]] = []
+        chosen: list[tuple[Endpoint, KafkaConnection]] = []
+        for endpoint, conn in conns:
+            if chosen or self.deadline.expired:
+                conn.close()
+                continue
+            result, failed = authenticate(conn, self.security.sasl, timeout=self.deadline.remaining(),
+                                          endpoint=str(endpoint))
+            attempts.append(result)
+            if result.ok:
+                chosen.append((endpoint, conn))
+                continue
+            conn.close()
+            if failed is not None:
+                failures.append((endpoint, failed))
+            elif result.status in ("not_probed", "unsupported_mechanism", "not_sasl", "auth_failed"):
+                for _endpoint, rest in conns[len(attempts):]:
+                    rest.close()
+                break  # the next bootstrap address of the same cluster would answer the same
+        detail = SaslDetail(tuple(attempts))
+        if chosen:
+            status = "ok" if len(attempts) == 1 else "warn"
+            summary = _sasl_summary(attempts[-1])
+            if len(attempts) > 1:
+                summary += "; " + "; ".join(_sasl_summary(a) for a in attempts[:-1])
+        elif attempts and all(a.status == "skip" for a in attempts):
+            status, summary = "skip", _sasl_summary(attempts[0])
+            detail = SaslDetail(tuple(attempts), reason=summary)
+        elif attempts and attempts[-1].status == "not_probed":
+            status, summary = "warn", _sasl_summary(attempts[-1])
+        else:
+            status, summary = "fail", "; ".join(dict.fromkeys(_sasl_summary(a) for a in attempts)) or \
+                "the run's deadline passed before SASL"
+        self.record(Stage("sasl", status, elapsed_ms(started), summary, detail))
+        return chosen, failures
+
     # --- metadata -------------------------------------------------------------------------------
 
-    def stage_metadata(self, sockets: list[tuple[Endpoint, object]]) -> KafkaCheck:
+    def stage_metadata(self, conns: list[tuple[Endpoint, KafkaConnection]],
+                       failures: list[tuple[Endpoint, KafkaCheck]] = ()) -> KafkaCheck:
         self.progress("metadata", None)
         started = time.monotonic()
-        first_failure: tuple[Endpoint, KafkaCheck] | None = None
+        first_failure: tuple[Endpoint, KafkaCheck] | None = failures[0] if failures else None
         chosen = None
-        for endpoint, sock in sockets:
+        tls = self.security.tls
+        for endpoint, conn in conns:
             if chosen is not None:
-                sock.close()
+                conn.close()
                 continue
-            conn = KafkaConnection(sock)
-            address = sock.getpeername()[0]
+            address = conn.sock.getpeername()[0]
 
-            def reconnect(timeout: float, address=address, port=endpoint.port) -> KafkaConnection:
-                _result, fresh = tcp.connect(address, port, timeout=min(timeout, self.options.connect_timeout))
-                if fresh is None:
-                    raise KafkaProbeError("error", "reconnect failed")
-                return KafkaConnection(fresh)
+            def reconnect(timeout: float, address=address, endpoint=endpoint) -> KafkaConnection:
+                return connect_secure(address, endpoint.port, host=endpoint.host, tls=tls,
+                                      timeout=min(timeout, self.options.connect_timeout))
 
             kafka, _response = check_kafka(conn, timeout=self.deadline.remaining(),
                                            metadata_version=self.options.metadata_version, reconnect=reconnect)
@@ -223,13 +327,13 @@ class _Run:
                 pool.submit(advertised.check_endpoint, broker, deadline=self.deadline,
                             connect_timeout=self.options.connect_timeout,
                             metadata_version=self.options.metadata_version, led=led.get(broker.node_id),
-                            cluster_id=kafka.cluster_id)
+                            cluster_id=kafka.cluster_id, security=self.security)
                 for broker in brokers
             ]
             coordinator = self.find_coordinator() if self.options.roundtrip else None
             checks = [f.result() for f in futures]
         reports = tuple(
-            BrokerReport(b.node_id, b.host, b.port, b.rack, c.dns, c.tcp, c.kafka, c.identity)
+            BrokerReport(b.node_id, b.host, b.port, b.rack, c.dns, c.tcp, c.kafka, c.identity, c.tls, c.sasl)
             for b, c in zip(brokers, checks)
         )
         if coordinator is not None:
@@ -372,13 +476,28 @@ def _broker_problem(broker: BrokerReport) -> str:
         return f"does not resolve ({broker.dns.status})"
     if not broker.tcp.ok:
         return f"tcp {broker.tcp.status}"
+    if broker.tls is not None and not broker.tls.ok:
+        return f"tls {broker.tls.status}: {broker.tls.error}"
+    if broker.sasl is not None and not broker.sasl.ok:
+        return f"sasl {broker.sasl.status}: {broker.sasl.error}"
     if broker.identity.status == "wrong_broker":
         return "leads to a different broker"
     return f"kafka {broker.kafka.status}"
 
 
+def _sasl_summary(result: SaslResult) -> str:
+    if result.ok:
+        enabled = f"; enabled: {', '.join(result.enabled_mechanisms)}" if result.enabled_mechanisms else ""
+        return (f"authenticated as {result.username} with {result.mechanism} at {result.endpoint} (SaslHandshake "
+                f"v{result.handshake_version}, SaslAuthenticate v{result.authenticate_version}{enabled})")
+    if result.status == "skip":
+        return f"blocked at {result.endpoint}: {result.error}"
+    return f"{result.endpoint}: {result.status}: {result.error}"
+
+
 def _empty_detail(name: str, reason: str):
     return {
-        "dns": DnsDetail(), "tcp": TcpDetail(), "metadata": MetadataDetail(reason=reason),
-        "advertised": AdvertisedDetail(reason=reason), "roundtrip": RoundtripDetail(reason=reason),
+        "dns": DnsDetail(), "tcp": TcpDetail(), "tls": TlsDetail(reason=reason), "sasl": SaslDetail(reason=reason),
+        "metadata": MetadataDetail(reason=reason), "advertised": AdvertisedDetail(reason=reason),
+        "roundtrip": RoundtripDetail(reason=reason),
     }.get(name, EmptyDetail(reason))

@@ -5,7 +5,8 @@ plus the findings the diagnosis rules drew from them. Everything a rule needs is
 the CLI, the sidecar and the fleet job can re-diagnose a report loaded from disk.
 
 Additions to the contract's shape (documented in README "Report schema additions"): ``cluster.topics``,
-``cluster.coordinator``, per-broker ``identity``, and the typed ``detail`` of each stage.
+``cluster.coordinator``, per-broker ``identity``, ``tls`` and ``sasl`` (null when the client settings
+ask for neither), and the typed ``detail`` of each stage.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import Any
 
 from kdiag import __version__
 from kdiag.jsonform import ReportFormatError, from_json, to_json
-from probes.results import DnsResult, IdentityCheck, KafkaCheck, TcpResult, TopicInfo
+from probes.results import DnsResult, IdentityCheck, KafkaCheck, SaslResult, TcpResult, TlsResult, TopicInfo
 
 SCHEMA = "kdiag.report/1"
 STAGE_ORDER = ("dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip")
@@ -83,6 +84,22 @@ class TcpDetail:
 
 
 @dataclass(frozen=True)
+class TlsDetail:
+    """Each bootstrap connection's TLS handshake (version, cipher, the certificate, SNI, why it failed)."""
+
+    handshakes: tuple[TlsResult, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
+class SaslDetail:
+    """SASL on the bootstrap connections, in the order tried: the first that authenticates ends it."""
+
+    attempts: tuple[SaslResult, ...] = ()
+    reason: str | None = None
+
+
+@dataclass(frozen=True)
 class MetadataDetail:
     endpoint: str | None = None
     kafka: KafkaCheck | None = None
@@ -116,7 +133,7 @@ class EmptyDetail:
 
 
 STAGE_DETAILS: dict[str, type] = {
-    "dns": DnsDetail, "tcp": TcpDetail, "metadata": MetadataDetail,
+    "dns": DnsDetail, "tcp": TcpDetail, "tls": TlsDetail, "sasl": SaslDetail, "metadata": MetadataDetail,
     "advertised": AdvertisedDetail, "roundtrip": RoundtripDetail,
 }
 
@@ -149,6 +166,8 @@ class BrokerReport:
     tcp: TcpResult = field(default_factory=lambda: TcpResult(status="skip"))
     kafka: KafkaCheck = field(default_factory=lambda: KafkaCheck(status="skip"))
     identity: IdentityCheck = field(default_factory=lambda: IdentityCheck(status="skip"))
+    tls: TlsResult | None = None  # None: the client settings ask for no TLS
+    sasl: SaslResult | None = None  # None: no SASL
 
     @property
     def endpoint(self) -> Endpoint:
@@ -156,7 +175,8 @@ class BrokerReport:
 
     @property
     def reachable(self) -> bool:
-        return self.dns.ok and self.tcp.ok and self.kafka.status in ("ok", "auth_required")
+        secured = (self.tls is None or self.tls.ok) and (self.sasl is None or self.sasl.ok)
+        return self.dns.ok and self.tcp.ok and secured and self.kafka.status in ("ok", "auth_required")
 
 
 @dataclass(frozen=True)

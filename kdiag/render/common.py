@@ -78,9 +78,18 @@ def _broker_row(broker: BrokerReport) -> BrokerRow:
         rack=broker.rack or "–",
         dns=broker.dns.status or "–",
         tcp=broker.tcp.status or "–",
-        kafka=broker.kafka.status or "–",
+        kafka=_kafka_word(broker),
         identity=broker.identity.status or "–",
     )
+
+
+def _kafka_word(broker: BrokerReport) -> str:
+    """The kafka column: what stopped the conversation when the TLS handshake or SASL did."""
+    if broker.tls is not None and broker.tls.status not in ("ok", "skip"):
+        return f"tls {broker.tls.status}"
+    if broker.sasl is not None and broker.sasl.status not in ("ok", "skip"):
+        return f"sasl {broker.sasl.status}"
+    return broker.kafka.status or "–"
 
 
 def coordinator_line(report: Report) -> str | None:
