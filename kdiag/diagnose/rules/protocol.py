@@ -1,7 +1,10 @@
 """Rules for what a port speaks once the TCP connection is up: Kafka or not, TLS or not, SASL or not.
 
 They look at the bootstrap endpoint the metadata came through and at every advertised broker the
-probe spoke Kafka to; an endpoint is reported once even if it is both.
+probe spoke Kafka to; an endpoint is reported once even if it is both. The TLS and SASL rules read
+the handshakes the probe did the way the client would (the ``tls`` and ``sasl`` stages, and each
+broker's ``tls`` and ``sasl``): verify codes, the certificate's names, the broker's SASL error code,
+its enabled mechanisms and its own error message.
 """
 
 from __future__ import annotations
@@ -10,13 +13,14 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kdiag.diagnose.facts import (bootstrap_kafka, bootstrap_used, client_sasl_mechanism, client_uses_sasl,
-                                  client_uses_tls, hostport, join_words, loopback_from_elsewhere, security_protocol)
-from kdiag.diagnose.fixes import (KRAFT_NOTE, client_settings_fix, listener_protocol, property_lines,
-                                  secure_protocol_for)
-from kdiag.diagnose.hosts import is_nonroutable, normalise_host
+                                  client_uses_tls, hostport, join_words, loopback_from_elsewhere, parse_endpoint,
+                                  security_protocol)
+from kdiag.diagnose.fixes import (KRAFT_NOTE, client_settings_fix, free_port_base, listener_protocol,
+                                  property_lines, secure_protocol_for)
+from kdiag.diagnose.hosts import classify_host, is_nonroutable, normalise_host
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.report import Endpoint, Finding, Report, RoundtripDetail
-from probes.results import ForeignBytes, KafkaCheck
+from kdiag.report import Endpoint, Finding, Report, RoundtripDetail, SaslDetail, TlsDetail
+from probes.results import ForeignBytes, KafkaCheck, SaslResult, TlsResult
 
 _SPEAKS = {"http": "HTTP", "ssh": "SSH", "zookeeper": "ZooKeeper", "text": "a text protocol"}
 _PORT_HINTS = {
@@ -166,7 +170,7 @@ def _tls_expected(report: Report) -> tuple[Finding, ...]:
         if target.node_id is None:
             title = (f"{hostport(target.endpoint.host, port)} is a TLS listener, but the client connects without TLS "
                      f"(security.protocol={security_protocol(report)})")
-            mechanism = None
+            mechanism = client_sasl_mechanism(report)[0]
             if port in (9096, 9196):
                 mechanism = "SCRAM-SHA-512"
             elif port in (9098, 9198):
@@ -221,68 +225,408 @@ def _sasl_required(report: Report) -> tuple[Finding, ...]:
     return tuple(findings)
 
 
+@dataclass(frozen=True)
+class Secured:
+    """One endpoint's TLS handshake or SASL exchange: the bootstrap (node_id None) or an advertised broker."""
+
+    endpoint: Endpoint
+    node_id: int | None = None
+    tls: TlsResult | None = None
+    sasl: SaslResult | None = None
+
+    @property
+    def where(self) -> str:
+        return hostport(self.endpoint.host, self.endpoint.port)
+
+    @property
+    def label(self) -> str:
+        return Probed(self.endpoint, KafkaCheck("skip"), self.node_id).label
+
+    @property
+    def evidence(self) -> dict[str, object]:
+        return {"node_id": self.node_id, "host": self.endpoint.host, "port": self.endpoint.port}
+
+
+def _advertised(report: Report):  # type: ignore[no-untyped-def]
+    """The advertised brokers a client would use from here (not 0.0.0.0, not someone else's loopback)."""
+    for broker in report.cluster.brokers if report.cluster else ():
+        if is_nonroutable(broker.host) or loopback_from_elsewhere(report, broker):
+            continue
+        yield broker
+
+
+def tls_targets(report: Report) -> Iterator[Secured]:
+    """Each endpoint's TLS handshake that failed: a bootstrap endpoint only when none of its addresses
+    worked, each advertised broker's own; an endpoint once."""
+    seen: set[tuple[str, int]] = set()
+    detail = report.detail("tls")
+    handshakes = detail.handshakes if isinstance(detail, TlsDetail) else ()
+    by_endpoint: dict[tuple[str, int], list[TlsResult]] = {}
+    for result in handshakes:
+        if result.host is not None and result.port is not None:
+            by_endpoint.setdefault((result.host, result.port), []).append(result)
+    for (host, port), results in by_endpoint.items():
+        failed = [r for r in results if r.status not in ("ok", "skip")]
+        if failed and len(failed) == len(results):
+            seen.add((normalise_host(host), port))
+            yield Secured(Endpoint(host, port), tls=failed[0])
+    for broker in _advertised(report):
+        key = (normalise_host(broker.host), broker.port)
+        if broker.tls is None or broker.tls.status in ("ok", "skip") or key in seen:
+            continue
+        seen.add(key)
+        yield Secured(broker.endpoint, broker.node_id, tls=broker.tls)
+
+
+def sasl_targets(report: Report) -> Iterator[Secured]:
+    """Each endpoint's SASL exchange that got an answer from the broker; an endpoint once."""
+    seen: set[tuple[str, int]] = set()
+    detail = report.detail("sasl")
+    for result in detail.attempts if isinstance(detail, SaslDetail) else ():
+        endpoint = parse_endpoint(result.endpoint)
+        if endpoint is None or result.status == "skip":
+            continue
+        key = (normalise_host(endpoint.host), endpoint.port)
+        if key not in seen:
+            seen.add(key)
+            yield Secured(endpoint, sasl=result)
+    for broker in _advertised(report):
+        key = (normalise_host(broker.host), broker.port)
+        if broker.sasl is None or broker.sasl.status == "skip" or key in seen:
+            continue
+        seen.add(key)
+        yield Secured(broker.endpoint, broker.node_id, sasl=broker.sasl)
+
+
 def _mechanism_mismatch(report: Report) -> tuple[Finding, ...]:
     mechanism, explicit = client_sasl_mechanism(report)
     if mechanism is None:
         return ()
     findings = []
-    for target in probed(report):
-        enabled = tuple(m.upper() for m in (target.kafka.sasl_mechanisms or ()))
-        unsupported = "UNSUPPORTED_SASL_MECHANISM" in (target.kafka.error or "").upper()
-        if not ((enabled and mechanism not in enabled) or unsupported):
+    seen: set[tuple[str, int]] = set()
+    for target in sasl_targets(report):
+        result = target.sasl
+        if result is None or result.status not in ("unsupported_mechanism", "not_sasl"):
             continue
-        where = hostport(target.endpoint.host, target.endpoint.port)
-        listed = join_words(enabled) if enabled else "not reported"
-        chosen = "sets" if explicit else "sets no SASL mechanism, so it uses the default,"
-        explanation = (f"The client {chosen} {mechanism}; the listener at {where} enables {listed}. The handshake "
-                       f"fails before any credentials are checked: Java `UnsupportedSaslMechanismException: Client "
-                       f"SASL mechanism '{mechanism}' not enabled in the server, enabled mechanisms are "
-                       f"[{', '.join(enabled)}]`, librdkafka `SASL {mechanism} mechanism handshake failed: Broker: "
-                       f"Unsupported SASL mechanism: broker's supported mechanisms: {','.join(enabled)}`.")
-        if not explicit:
-            explanation += " librdkafka's sasl.mechanisms defaults to GSSAPI (Kerberos), a common surprise."
-        fix = client_settings_fix(report, protocol=security_protocol(report),
-                                  mechanism=_choose_mechanism(enabled) or "<an enabled mechanism>")
-        findings.append(finding("SASL_MECHANISM_MISMATCH", "error",
-                                f"The client's SASL mechanism {mechanism} is not enabled on {where}"
-                                + (f" (enabled: {listed})" if enabled else ""),
-                                explanation, {**target.evidence, "client_mechanism": mechanism,
-                                              "client_mechanism_explicit": explicit,
-                                              "sasl_mechanisms": list(enabled)}, fix))
+        seen.add((normalise_host(target.endpoint.host), target.endpoint.port))
+        findings.append(_mismatch_finding(report, target.endpoint, target.node_id, mechanism, explicit,
+                                          tuple(result.enabled_mechanisms or ()), result.status == "not_sasl",
+                                          {"sasl_status": result.status, "error_code": result.error_code,
+                                           "error_name": result.error_name}))
+    for target in probed(report):  # a listener that asked for SASL on a plaintext probe listed its mechanisms
+        enabled = tuple(m.upper() for m in (target.kafka.sasl_mechanisms or ()))
+        key = (normalise_host(target.endpoint.host), target.endpoint.port)
+        if enabled and mechanism not in enabled and key not in seen:
+            findings.append(_mismatch_finding(report, target.endpoint, target.node_id, mechanism, explicit, enabled,
+                                              False, {"kafka_status": target.kafka.status}))
     return tuple(findings)
+
+
+def _mismatch_finding(report: Report, endpoint: Endpoint, node_id: int | None, mechanism: str, explicit: bool,
+                      enabled: tuple[str, ...], no_sasl: bool, facts: dict[str, object]) -> Finding:
+    where = hostport(endpoint.host, endpoint.port)
+    chosen = "sets" if explicit else "sets no SASL mechanism, so it uses the default,"
+    evidence = {"node_id": node_id, "host": endpoint.host, "port": endpoint.port, "client_mechanism": mechanism,
+                "client_mechanism_explicit": explicit, "sasl_mechanisms": list(enabled), **facts}
+    if no_sasl:
+        protocol = security_protocol(report)
+        plain = secure_protocol_for(report, sasl=False)
+        explanation = (f"The client uses SASL (security.protocol={protocol}, mechanism {mechanism}), but the "
+                       f"listener at {where} has no SASL at all: it answered the SASL handshake with "
+                       "ILLEGAL_SASL_STATE, so its security protocol is PLAINTEXT or SSL. Java clients fail with "
+                       f"`IllegalSaslStateException: Unexpected handshake request with client mechanism "
+                       f"{mechanism}, enabled mechanisms are []`; librdkafka with a SASL handshake failure. "
+                       "Either the client is pointed at the wrong listener, or the broker's SASL listener is not "
+                       "there.")
+        fix = ("Use the listener's protocol without SASL (or bootstrap with the port of the SASL listener):\n\n"
+               + client_settings_fix(report, protocol=plain))
+        title = f"The client uses SASL, but the listener at {where} has none"
+        return finding("SASL_MECHANISM_MISMATCH", "error", title, explanation, evidence, fix)
+    listed = join_words(enabled) if enabled else "not reported"
+    explanation = (f"The client {chosen} {mechanism}; the listener at {where} enables {listed}. The handshake "
+                   f"fails before any credentials are checked: Java `UnsupportedSaslMechanismException: Client "
+                   f"SASL mechanism '{mechanism}' not enabled in the server, enabled mechanisms are "
+                   f"[{', '.join(enabled)}]`, librdkafka `SASL {mechanism} mechanism handshake failed: Broker: "
+                   f"Unsupported SASL mechanism: broker's supported mechanisms: {','.join(enabled)}`.")
+    if not explicit:
+        explanation += " librdkafka's sasl.mechanisms defaults to GSSAPI (Kerberos), a common surprise."
+    fix = client_settings_fix(report, protocol=security_protocol(report),
+                              mechanism=_choose_mechanism(enabled) or "<an enabled mechanism>")
+    title = f"The client's SASL mechanism {mechanism} is not enabled on {where}" + (
+        f" (enabled: {listed})" if enabled else "")
+    return finding("SASL_MECHANISM_MISMATCH", "error", title, explanation, evidence, fix)
 
 
 def _auth_failed(report: Report) -> Finding | None:
     mechanism, _ = client_sasl_mechanism(report)
-    failures = [(t.label, t.kafka.error or "") for t in probed(report)
-                if "SASL_AUTHENTICATION_FAILED" in (t.kafka.error or "").upper()
-                or "AUTHENTICATION FAILED" in (t.kafka.error or "").upper()]
+    failures: list[dict[str, object]] = []
+    for target in sasl_targets(report):
+        result = target.sasl
+        if result is not None and result.status == "auth_failed":
+            failures.append({"where": target.label, "node_id": target.node_id, "error_code": result.error_code,
+                             "error_name": result.error_name, "error_message": result.error_message,
+                             "username": result.username})
     roundtrip = report.detail("roundtrip")
     if isinstance(roundtrip, RoundtripDetail) and (roundtrip.error_code or "").upper() in _AUTH_FAILED_CODES:
-        failures.append(("the round trip", roundtrip.error or roundtrip.error_code or ""))
+        failures.append({"where": "the round trip", "error_name": roundtrip.error_code,
+                         "error_message": roundtrip.error})
     if not failures:
         return None
     used = bootstrap_used(report)
     where = hostport(used.host, used.port) if used else "<bootstrap>"
     mech = mechanism or "<mechanism>"
-    explanation = (f"The listener accepted the {mech} handshake and then rejected the credentials "
-                   f"({failures[0][1] or 'SASL_AUTHENTICATION_FAILED'}): the user name or password is wrong, or "
-                   "the user does not exist on this cluster (SCRAM users are created per cluster). Java clients "
-                   f"log `Authentication failed during authentication due to invalid credentials with SASL "
-                   f"mechanism {mech}`; librdkafka `SASL authentication error` / `Local: Authentication failure`.")
-    fix = ("Check sasl.username / sasl.password (Java: sasl.jaas.config) against the cluster's users. For SCRAM, "
-           "see whether the user exists, and (re)create it:\n"
+    said = next((f["error_message"] for f in failures if f.get("error_message")), None) or "SASL_AUTHENTICATION_FAILED"
+    user = next((f["username"] for f in failures if f.get("username")), None)
+    who = f"user {user}" if user else "the client's user"
+    explanation = (f"The listener accepted the {mech} handshake and then rejected the credentials of {who}; the "
+                   f"broker said: `{said}`. The user name or password is wrong, or the user does not exist on this "
+                   "cluster (SCRAM users are created per cluster; PLAIN users are the user_<name> entries of the "
+                   "broker's JAAS configuration). Java clients log `Authentication failed during authentication "
+                   f"due to invalid credentials with SASL mechanism {mech}`; librdkafka `SASL authentication "
+                   "error` / `Local: Authentication failure`.")
+    scram = mech if mech.startswith("SCRAM") else "SCRAM-SHA-512"
+    fix = ("Check the credentials the client sends (never paste the password into a ticket):\n\n"
+           + client_settings_fix(report, protocol=security_protocol(report), mechanism=mechanism)
+           + "\n\nFor SCRAM, see whether the user exists on the cluster, and (re)create it:\n"
            f"  kafka-configs.sh --bootstrap-server {where} --describe --entity-type users --entity-name <user>\n"
            f"  kafka-configs.sh --bootstrap-server {where} --alter --entity-type users --entity-name <user> "
-           f"--add-config '{mech if mech.startswith('SCRAM') else 'SCRAM-SHA-512'}=[password=<password>]'")
+           f"--add-config '{scram}=[password=<password>]'\n"
+           "For PLAIN, the broker's listener.name.<listener>.plain.sasl.jaas.config must hold "
+           'user_<user>="<password>".')
     return finding("SASL_AUTH_FAILED", "error", f"The broker rejected the client's SASL credentials ({mech})",
-                   explanation, {"mechanism": mechanism, "failures": [{"where": w, "error": e} for w, e in failures]},
-                   fix)
+                   explanation, {"mechanism": mechanism, "username": user, "error_message": said,
+                                 "failures": failures}, fix)
+
+
+# --- TLS ----------------------------------------------------------------------------------------
+
+_SOCKET_REQUEST_MAX_BYTES = 104857600  # socket.request.max.bytes
+_SASL_MAX_RECEIVE = 524288  # sasl.server.max.receive.size
+_EXPIRED, _NOT_YET_VALID = 10, 9  # X509_V_ERR_CERT_HAS_EXPIRED, X509_V_ERR_CERT_NOT_YET_VALID
+
+
+def _tls_evidence(target: Secured, result: TlsResult) -> dict[str, object]:
+    cert = result.certificate
+    return {**target.evidence, "tls_status": result.status, "sni": result.sni, "verify_code": result.verify_code,
+            "verify_error": result.verify_error, "trust": result.trust, "error": result.error,
+            "subject": cert.subject if cert else None, "issuer": cert.issuer if cert else None,
+            "dns_names": list(cert.dns_names) if cert else None,
+            "ip_addresses": list(cert.ip_addresses) if cert else None,
+            "not_after": cert.not_after if cert else None}
+
+
+def _tls_unexpected(report: Report) -> tuple[Finding, ...]:
+    findings = []
+    protocol = security_protocol(report)
+    for target in tls_targets(report):
+        result = target.tls
+        if result is None or result.status not in ("not_tls", "closed"):
+            continue
+        confirmed = result.status == "not_tls"
+        size = result.client_hello_size or 0x16030100
+        where = target.where
+        if result.plaintext_kafka:
+            seen = ("closed the connection right after kdiag's TLS ClientHello, and the same port answered a "
+                    "plaintext Kafka ApiVersions on a new connection: it is a plaintext listener")
+        elif result.received:
+            seen = f"answered kdiag's TLS ClientHello with bytes that are not TLS (`{result.received}`)"
+        else:
+            seen = ("closed the connection right after kdiag's TLS ClientHello without a TLS answer. That is what a "
+                    "plaintext Kafka listener does, but a firewall or proxy that cuts TLS connections (PrivateLink, "
+                    "an SNI router without a route for this name) looks the same")
+        explanation = (f"The client has security.protocol={protocol}, so it starts with a TLS handshake; {where} "
+                       f"{seen}. A plaintext Kafka listener reads the ClientHello's first four bytes as a request "
+                       f"size of {size:,} bytes, logs `Invalid receive (size = {size} larger than "
+                       f"{_SOCKET_REQUEST_MAX_BYTES})` (on a SASL_PLAINTEXT listener the limit is "
+                       f"sasl.server.max.receive.size, {_SASL_MAX_RECEIVE}) and closes. librdkafka reports "
+                       "`SSL handshake failed: Disconnected: connecting to a PLAINTEXT broker listener?`; Java "
+                       "clients `... terminated during authentication. This may happen due to any of the following "
+                       "reasons: (1) Firewall blocking Kafka TLS traffic (eg it may only allow HTTPS traffic), (2) "
+                       "Transient network issue.`")
+        if target.node_id is None:
+            title = (f"{where} is a plaintext listener, but the client speaks TLS (security.protocol={protocol})"
+                     if confirmed else f"The TLS handshake with {where} was cut off: a plaintext listener?")
+            plain, secure = secure_protocol_for(report, tls=False), secure_protocol_for(report, tls=True)
+            host, port = hostport_parts(target.endpoint)
+            tls_port = free_port_base(report, 1)
+            broker_side = property_lines(None, [
+                ("listeners", f"{plain}://0.0.0.0:{port},{secure}://0.0.0.0:{tls_port}"),
+                ("advertised.listeners", f"{plain}://{host}:{port},{secure}://{host}:{tls_port}"),
+                ("listener.security.protocol.map", f"{plain}:{plain},{secure}:{secure}"),
+                ("ssl.keystore.type", "PEM"),
+                ("ssl.keystore.location", "<the broker's private key and certificate chain, PEM>"),
+            ], comment="a TLS listener next to the plaintext one (keep your other listeners and the CONTROLLER)")
+            fix = ("Either connect without TLS, as this listener expects:\n\n"
+                   + client_settings_fix(report, protocol=secure_protocol_for(report, tls=False),
+                                         mechanism=client_sasl_mechanism(report)[0])
+                   + "\n\nor bootstrap with the port of the broker's TLS listener; if it has none yet, add one:\n\n"
+                   + broker_side + f"\n\n{KRAFT_NOTE}")
+        else:
+            title = (f"Broker {target.node_id} advertises {where}, a plaintext listener, to clients that use TLS"
+                     if confirmed else f"The TLS handshake with broker {target.node_id}'s advertised address {where} "
+                     "was cut off: a plaintext listener?")
+            explanation += (" The bootstrap connection did TLS, so this broker advertises the port of a different "
+                            "listener than the one the client uses.")
+            fix = _advertised_port_fix(report, Probed(target.endpoint, KafkaCheck("skip"), target.node_id),
+                                       "the port of its TLS listener")
+        findings.append(finding("TLS_UNEXPECTED", "error" if confirmed else "warning", title, explanation,
+                                {**target.evidence, "client_security_protocol": protocol, "tls_status": result.status,
+                                 "plaintext_kafka": result.plaintext_kafka, "received": result.received,
+                                 "client_hello_size": result.client_hello_size, "error": result.error}, fix))
+    return tuple(findings)
+
+
+def _cert_untrusted(report: Report) -> tuple[Finding, ...]:
+    findings = []
+    bootstrap_issuer = _bootstrap_issuer(report)
+    for target in tls_targets(report):
+        result = target.tls
+        if result is None or result.status != "untrusted":
+            continue
+        cert = result.certificate
+        issuer = cert.issuer if cert else None
+        where = target.where
+        who = f"the broker at {where}" if target.node_id is None else f"broker {target.node_id} at {where}"
+        if result.verify_code in (_EXPIRED, _NOT_YET_VALID):
+            when = cert.not_after if result.verify_code == _EXPIRED and cert else (cert.not_before if cert else None)
+            state = "expired" if result.verify_code == _EXPIRED else "is not valid yet"
+            title = f"The certificate of {who} {state}" + (f" ({when})" if when else "")
+            explanation = (f"The chain {who} presents fails verification: {result.verify_error}. Every client "
+                           "refuses the connection (librdkafka `SSL handshake failed: ... certificate verify "
+                           "failed`; Java `CertificateExpiredException` / `CertificateNotYetValidException`)."
+                           + (" Check this machine's clock too." if result.verify_code == _NOT_YET_VALID else ""))
+            fix = ("Renew the broker's certificate and load it (the broker's ssl.keystore.location, or "
+                   "listener.name.<listener>.ssl.keystore.location; a dynamic update avoids a restart):\n"
+                   f"  kafka-configs.sh --bootstrap-server {where} --entity-type brokers --entity-name "
+                   f"{target.node_id if target.node_id is not None else '<node id>'} --alter --add-config "
+                   "listener.name.<listener>.ssl.keystore.location=<renewed keystore>")
+        else:
+            signed = f"issued by {issuer}" if issuer else "whose issuer kdiag could not read"
+            title = (f"The certificate of {who} ({signed}) is not trusted by the client's "
+                     f"{_trust_words(result.trust)}")
+            explanation = (f"OpenSSL could not build a chain from the certificate {who} presents to a CA the client "
+                           f"trusts: {result.verify_error} (verified against {result.trust}).")
+            if cert is not None and cert.self_signed:
+                explanation += " The certificate is self-signed: the client must trust that very certificate."
+            if target.node_id is not None and bootstrap_issuer and issuer and issuer != bootstrap_issuer:
+                explanation += (f" The bootstrap broker's certificate, issued by {bootstrap_issuer}, verified: this "
+                                "broker's comes from a different CA.")
+            explanation += (" librdkafka logs `SSL handshake failed: error:0A000086:SSL routines::certificate verify "
+                            "failed: broker certificate could not be verified, verify that ssl.ca.location is "
+                            "correctly configured or root CA certificates are installed`; Java `PKIX path building "
+                            "failed: sun.security.provider.certpath.SunCertPathBuilderException: unable to find "
+                            "valid certification path to requested target`.")
+            host = target.endpoint.host
+            fix = (f"Give the client the CA certificate that issued the broker's ({issuer or 'see below'}), as a PEM "
+                   "file:\n\n"
+                   "librdkafka clients (confluent-kafka, kcat, kdiag -X):\n"
+                   "ssl.ca.location=<ca.pem>\n\n"
+                   "Java clients (client.properties, --command-config):\n"
+                   "ssl.truststore.type=PEM\n"
+                   "ssl.truststore.location=<ca.pem>\n\n"
+                   "(or a JKS truststore: keytool -importcert -alias kafka-ca -file <ca.pem> -keystore "
+                   "truststore.jks, then ssl.truststore.location=truststore.jks and ssl.truststore.password)\n\n"
+                   "To see the chain the broker sends (its last certificate names the CA):\n"
+                   f"  openssl s_client -connect {where} -servername {host} -showcerts </dev/null\n"
+                   f"Check with:  kdiag bootstrap {_used(report)} -X security.protocol={security_protocol(report)} "
+                   "-X ssl.ca.location=<ca.pem>")
+        findings.append(finding("TLS_CERT_UNTRUSTED", "error", title, explanation, _tls_evidence(target, result), fix))
+    return tuple(findings)
+
+
+def _hostname_mismatch(report: Report) -> tuple[Finding, ...]:
+    findings = []
+    for target in tls_targets(report):
+        result = target.tls
+        if result is None or result.status != "hostname_mismatch":
+            continue
+        cert = result.certificate
+        host, where = target.endpoint.host, target.where
+        names = [*(f"DNS:{n}" for n in (cert.dns_names if cert else ())),
+                 *(f"IP:{a}" for a in (cert.ip_addresses if cert else ()))]
+        listed = ", ".join(names) if names else (f"no subject alternative names (subject {cert.subject})" if cert
+                                                 else "names kdiag could not read")
+        is_ip = classify_host(host).is_ip
+        wanted = f"IP:{normalise_host(host)}" if is_ip else f"DNS:{host}"
+        if target.node_id is None:
+            title = f"{host} is not in the certificate of the broker at {where} ({listed})"
+            named = f"The client connects to {host} and checks"
+        else:
+            title = f"Broker {target.node_id} advertises {host}, which is not in its certificate ({listed})"
+            named = (f"Broker {target.node_id} advertises {where}: clients connect to exactly that name for the "
+                     "partitions it leads, and check")
+        explanation = (f"{named} that the name is among the certificate's subject alternative names (hostname "
+                       "verification is on by default: librdkafka since v2.0.0, "
+                       "ssl.endpoint.identification.algorithm=https; Java clients since Kafka 2.0). The certificate "
+                       f"holds {listed}; {wanted} is not among them.")
+        if is_ip:
+            explanation += (" For an IP address only an IP SAN counts (a DNS SAN spelling the address does not), and "
+                            "librdkafka builds with an OpenSSL older than 3.0 do not match IP SANs at all: advertise "
+                            "a DNS name where you can. Java clients log `java.security.cert.CertificateException: No "
+                            f"subject alternative names matching IP address {host} found`.")
+        else:
+            explanation += (" Java clients log `java.security.cert.CertificateException: No subject alternative DNS "
+                            f"name matching {host} found.`")
+        explanation += (" librdkafka: `SSL handshake failed: ... certificate verify failed` (OpenSSL: "
+                        f"{(result.verify_error or 'hostname mismatch').rstrip('.')}).")
+        san = ",".join(dict.fromkeys([*names, wanted]))
+        options = [f"Reissue the broker's certificate with {wanted} among its subject alternative names (keep the "
+                   "ones it has), signed by the same CA, e.g.:\n"
+                   f'  openssl req -new -key broker.key -subj "/CN={host}" -addext "subjectAltName={san}" '
+                   "-out broker.csr\n"
+                   f"  keytool -certreq ... -ext SAN={san.replace('DNS:', 'dns:').replace('IP:', 'ip:')}"]
+        dns_names = [n for n in (cert.dns_names if cert else ()) if "*" not in n]
+        if dns_names and target.node_id is not None:
+            options.append(f"or advertise a name the certificate already holds, if it resolves and connects from the "
+                           "clients:\n\n" + property_lines(target.node_id, [(
+                               "advertised.listeners", f"{listener_protocol(report)}://{dns_names[0]}:"
+                               f"{target.endpoint.port}")]) + f"\n\n{KRAFT_NOTE}")
+        elif dns_names:
+            options.append(f"or bootstrap with a name the certificate holds: kdiag bootstrap "
+                           f"{hostport(dns_names[0], target.endpoint.port)}")
+        options.append("Only to confirm the diagnosis, never as the fix (it turns off a protection against "
+                       "impersonation): librdkafka ssl.endpoint.identification.algorithm=none; Java "
+                       "ssl.endpoint.identification.algorithm= (empty).")
+        findings.append(finding("TLS_HOSTNAME_MISMATCH", "error", title, explanation,
+                                {**_tls_evidence(target, result), "name_in_certificate": result.name_in_certificate},
+                                "\n\n".join(options)))
+    return tuple(findings)
+
+
+def hostport_parts(endpoint: Endpoint) -> tuple[str, int]:
+    """The host as a listener URL writes it (brackets around IPv6) and the port."""
+    return (f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host), endpoint.port
+
+
+def _bootstrap_issuer(report: Report) -> str | None:
+    detail = report.detail("tls")
+    for result in detail.handshakes if isinstance(detail, TlsDetail) else ():
+        if result.ok and result.certificate is not None:
+            return result.certificate.issuer
+    return None
+
+
+def _trust_words(trust: str | None) -> str:
+    if not trust:
+        return "CA certificates"
+    if trust.startswith("the system"):
+        return "system CA store (no ssl.ca.location)"
+    return f"CA ({trust})"
+
+
+def _used(report: Report) -> str:
+    used = bootstrap_used(report)
+    return hostport(used.host, used.port) if used else "<bootstrap>"
 
 
 RULES = (
     Rule("NOT_KAFKA", "The port answers, but not with Kafka", "error", _not_kafka),
     Rule("TLS_EXPECTED", "A plaintext client on a TLS listener", "error", _tls_expected),
+    Rule("TLS_UNEXPECTED", "A TLS client on a plaintext listener", "error", _tls_unexpected),
+    Rule("TLS_CERT_UNTRUSTED", "The broker's certificate chain does not verify against the client's CA", "error",
+         _cert_untrusted),
+    Rule("TLS_HOSTNAME_MISMATCH", "The name the client connects to is not in the broker's certificate", "error",
+         _hostname_mismatch),
     Rule("SASL_REQUIRED", "The listener wants SASL and the client has none", "error", _sasl_required),
     Rule("SASL_MECHANISM_MISMATCH", "The client's SASL mechanism is not enabled on the listener", "error",
          _mechanism_mismatch),

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from kdiag.diagnose import diagnose, run_rule
-from probes.results import ForeignBytes, KafkaCheck
+from kdiag.report import SaslDetail, Stage
+from probes.results import ForeignBytes, KafkaCheck, SaslResult
 
 from .builders import bootstrap_failure, foreign, healthy, tcp_ok, with_broker, with_roundtrip_failure
 
-PROTOCOL_RULES = ("NOT_KAFKA", "TLS_EXPECTED", "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED")
+PROTOCOL_RULES = ("NOT_KAFKA", "TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
+                  "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED")
 TLS_ALERT = KafkaCheck("tls_expected", foreign=ForeignBytes(
     "tls_alert", "a TLS alert record (0x15 0x03, protocol_version): this port speaks TLS",
     "\\x15\\x03\\x03\\x00\\x02\\x02F"))
@@ -118,9 +122,22 @@ def test_mechanism_mismatch_is_silent_when_the_mechanism_is_enabled() -> None:
     assert run_rule(report, "SASL_MECHANISM_MISMATCH") == ()
 
 
+def sasl_refused(result: SaslResult, client: dict[str, str]):  # type: ignore[no-untyped-def]
+    """The bootstrap connected; its SASL exchange ended as ``result``, so no metadata."""
+    report = bootstrap_failure("kafka.example.com:9092", attempts=[tcp_ok("203.0.113.11", 9092)], client=client)
+    stages = list(report.stages)
+    stages.insert(2, Stage("sasl", "fail", 3.0, result.error or "", SaslDetail((result,))))
+    return replace(report, stages=tuple(stages))
+
+
+AUTH_FAILED = SaslResult("auth_failed", "SCRAM-SHA-256", "alice", endpoint="kafka.example.com:9092", error_code=58,
+                         error_name="SASL_AUTHENTICATION_FAILED",
+                         error_message="Authentication failed during authentication due to invalid credentials with "
+                                       "SASL mechanism SCRAM-SHA-256")
+
+
 def test_auth_failed_from_the_probe_suggests_checking_the_scram_user() -> None:
-    report = reached(9092, KafkaCheck("error", error="SASL_AUTHENTICATION_FAILED"),
-                     {"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-256"})
+    report = sasl_refused(AUTH_FAILED, {"security.protocol": "SASL_SSL", "sasl.mechanisms": "SCRAM-SHA-256"})
     (found,) = run_rule(report, "SASL_AUTH_FAILED")
     assert found.title == "The broker rejected the client's SASL credentials (SCRAM-SHA-256)"
     assert "--add-config 'SCRAM-SHA-256=[password=<password>]'" in found.fix
@@ -138,7 +155,7 @@ def test_no_finding_carries_a_secret_from_the_client_settings() -> None:
     reports = [
         reached(9092, KafkaCheck("auth_required", sasl_mechanisms=("PLAIN",), error="UNSUPPORTED_SASL_MECHANISM"),
                 secret_settings),
-        reached(9092, KafkaCheck("error", error="SASL_AUTHENTICATION_FAILED"), secret_settings),
+        sasl_refused(AUTH_FAILED, secret_settings),
         reached(9094, TLS_ALERT, {**secret_settings, "security.protocol": "SASL_PLAINTEXT"}),
     ]
     for report in reports:
