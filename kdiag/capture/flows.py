@@ -110,31 +110,29 @@ def plausible_request(frame_head: bytes):  # -> RequestHeader | None
         header, _ = decode_request_header(frame_head)
     except MalformedFrame:
         return None
-    if (header.api_key not in API_NAMES or not 0 <= header.api_version <= MAX_API_VERSION
-            or header.correlation_id < 0):
-        return None
-    if header.client_id is not None and (len(header.client_id) > 255 or not header.client_id.isprintable()):
-        return None
-    return header
+    return header if _plausible(header) else None
+
+
+def _plausible(header) -> bool:
+    return (header.api_key in API_NAMES and 0 <= header.api_version <= MAX_API_VERSION and header.correlation_id >= 0
+            and (header.client_id is None or (len(header.client_id) <= 255 and header.client_id.isprintable())))
 
 
 def _request_at(buf: bytearray | bytes, at: int, frame_max: int) -> tuple[bool | None, int]:
-    """Is there a plausible request frame at ``at``? (True/False, or None: not enough bytes yet),
-    and its size."""
+    """Is there a plausible request frame at ``at``? (True/False, or None: its header has not all
+    arrived yet), and its size. The rest of the frame need not be there."""
     if len(buf) - at < 4:
         return None, 0
     size = _INT32.unpack_from(buf, at)[0]
     if not 10 <= size <= frame_max:
         return False, size
-    head_end = at + 4 + min(size, HEADER_PEEK)
-    if head_end > len(buf):
-        if len(buf) - at < 4 + 10:
-            return None, size
-        # the client_id may still be arriving; decide on what is there if it already fails
-        if plausible_request(bytes(buf[at + 4:])) is None and _REQUEST_START.match(buf, at) is None:
-            return False, size
-        return None, size
-    return plausible_request(bytes(buf[at + 4:head_end])) is not None, size
+    wanted = min(size, HEADER_PEEK)
+    head = bytes(buf[at + 4:at + 4 + wanted])
+    try:
+        header, _ = decode_request_header(head)
+    except MalformedFrame:
+        return (None if len(head) < wanted else False), size  # cut short: wait; whole and broken: no
+    return _plausible(header), size
 
 
 def find_request_start(buf: bytearray | bytes, frame_max: int = FRAME_MAX) -> tuple[int | None, bool]:
@@ -275,6 +273,9 @@ class Connection:
     @property
     def missing(self) -> int:
         return self.c2s.missing + self.s2c.missing
+
+    def _warn(self, packet: int, message: str) -> None:
+        self.analyzer.warn(self, packet, message)
 
     def describe(self, half: _Half) -> str:
         return f"{self.client} > {self.server}" if half is self.c2s else f"{self.server} > {self.client}"
@@ -419,9 +420,7 @@ class Connection:
         where = self.describe(half)
         if half.state == OFF:
             return
-        def warn(packet: int, message: str) -> None:
-            self.analyzer.warn(self, packet, message)
-
+        warn = self._warn
         if half.state == DETECT:
             half.buf.clear()
             half.marks.clear()
@@ -540,9 +539,8 @@ class Connection:
         if half.frames == 0 and (half.at_start or identify_foreign(head) is not None):
             self._foreign(half, identify_foreign(head) or foreign_or_garbage(head), number, timestamp)
             return
-        self.analyzer.warn(self, number, f"{self.describe(half)}: declared frame length {size & MASK} "
-                                   f"(bytes {head[:8].hex(' ')}) is not a plausible Kafka frame; "
-                                   "searching for the next frame start")
+        self._warn(number, f"{self.describe(half)}: declared frame length {size & MASK} (bytes {head[:8].hex(' ')}) "
+                           "is not a plausible Kafka frame; searching for the next frame start")
         half.state = HUNT
         self._hunt(half, number, timestamp)
 
@@ -564,8 +562,7 @@ class Connection:
         if not ready:
             return
         if half.hunted:
-            self.analyzer.warn(self, number, f"{self.describe(half)}: frame boundary found again after skipping "
-                                       f"{half.hunted} bytes")
+            self._warn(number, f"{self.describe(half)}: frame boundary found again after skipping {half.hunted} bytes")
         half.hunted = 0
         half.state = SYNC
         self._frames(half, number, timestamp)
@@ -660,9 +657,9 @@ class Connection:
             else:
                 half.state = SYNC
                 if start:
-                    self.analyzer.warn(self, marks[0][1] if marks else number,
-                                       f"{self.describe(half)}: the capture starts inside the stream; "
-                                       f"{start} bytes before the first frame boundary skipped")
+                    self._warn(marks[0][1] if marks else number, f"{self.describe(half)}: the capture starts inside "
+                                                                 f"the stream; {start} bytes before the first frame "
+                                                                 "boundary skipped")
             done = start
             for end, at_packet, at_time in marks:  # replay, dated by the packets that carried the bytes
                 if end > done:
@@ -686,8 +683,8 @@ class Connection:
         header = plausible_request(frame)
         self.c2s.frames += 1
         if header is None:
-            self.analyzer.warn(self, number, f"{self.client} > {self.server}: a {len(frame)}-byte frame does not start "
-                                       f"with a plausible request header (bytes {frame[:8].hex(' ')}); skipped")
+            self._warn(number, f"{self.client} > {self.server}: a {len(frame)}-byte frame does not start with a "
+                               f"plausible request header (bytes {frame[:8].hex(' ')}); skipped")
             return
         self.protocol = KAFKA
         self.request_seen = True
@@ -720,9 +717,9 @@ class Connection:
         body = None
         if api_key in SPECS and analyzer.decodes(self, api_key, api_version, number):
             if buf is None:
-                analyzer.warn(self, number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
-                                      f"(correlation id {correlation_id}) of {end - start} bytes is above the "
-                                      f"{analyzer.decode_cap}-byte decode limit; not decoded")
+                self._warn(number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
+                                   f"(correlation id {correlation_id}) of {end - start} bytes is above the "
+                                   f"{analyzer.decode_cap}-byte decode limit; not decoded")
             else:
                 body = self._decode(bytes(buf[start:end]), api_key, api_version, correlation_id, number)
         index = analyzer.decoded(self, api_key, api_version, correlation_id, body, number, timestamp) \
@@ -736,8 +733,8 @@ class Connection:
         try:
             return decode_response(frame, api_key=api_key, api_version=api_version)[1]
         except MalformedFrame as exc:
-            self.analyzer.warn(self, number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
-                                       f"(correlation id {correlation_id}) does not decode: {exc}")
+            self._warn(number, f"{self.server} > {self.client}: {api_name(api_key)} v{api_version} response "
+                               f"(correlation id {correlation_id}) does not decode: {exc}")
             return None
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import struct
 
 from kdiag.capture.flows import CaptureAnalyzer, find_request_start, plausible_request
@@ -20,7 +19,7 @@ from kdiag.capture.synthetic import (
     opaque_response,
 )
 from probes.codec import ApiVersionsRequest, FindCoordinatorRequest, encode_request
-from tests.unit.capture.helpers import BROKERS
+from tests.unit.capture.helpers import BROKERS, noise
 
 CLIENT, SERVER = ("192.0.2.10", 50000), ("192.0.2.1", 9092)
 EXPECTED = [[(1, "kafka-1.internal", 19092, "rack-a"), (2, "kafka-2.internal", 19092, None)]]
@@ -142,7 +141,7 @@ def test_two_gigabyte_frame_length_is_skipped_with_a_warning_in_bounded_memory()
     conversation = TcpConversation(CLIENT, SERVER, mss=1448).handshake()
     conversation.client(API_VERSIONS)
     conversation.server(api_versions_response(1))
-    junk = os.urandom(3000)
+    junk = noise(3000, seed=1)
     bad_request = conversation.client(struct.pack(">i", 0x7FFFFFF0) + junk)  # declares 2 GB, sends 3 KB
     next_request = conversation.client(metadata_request(2))
     bad_response = conversation.server(struct.pack(">i", 0x7FFFFFF0) + bytes(2_000_000))  # 2 GB declared, 2 MB sent
@@ -194,7 +193,7 @@ def test_tls_in_both_directions_is_listed_but_not_a_problem(analyse):
     conversation = TcpConversation(CLIENT, ("192.0.2.1", 9093)).handshake()
     conversation.client(CLIENT_HELLO)
     conversation.server(bytes.fromhex("16 03 03 00 31 02 00 00 2d 03 03") + bytes(45))  # ServerHello
-    conversation.client(bytes.fromhex("17 03 03 00 20") + os.urandom(32))
+    conversation.client(bytes.fromhex("17 03 03 00 20") + noise(32, seed=2))
     result = analyse(conversation.packets)
     [flow] = result.summary.flows
     assert (flow.protocol, flow.server_answer) == (TLS, "tls")
@@ -240,8 +239,8 @@ def test_kafka_is_recognised_on_any_port_by_its_framing(analyse):
     conversation = TcpConversation(CLIENT, ("192.0.2.1", 31337)).handshake()
     kafka_session(conversation)
     other = TcpConversation(("192.0.2.10", 50001), ("192.0.2.1", 5000), mss=400).handshake()
-    other.client(os.urandom(2000))
-    other.server(os.urandom(2000))
+    other.client(noise(2000, seed=3))
+    other.server(noise(2000, seed=4))
     result = analyse(conversation.packets + other.packets)
     assert [(f.server, f.protocol) for f in result.summary.flows] == [("192.0.2.1:31337", KAFKA)]
     assert result.summary.other_flows == 1
@@ -367,6 +366,13 @@ def test_plausible_request_rejects_what_is_not_a_client_header():
     assert plausible_request(b"\x00\x03\x00\x40\x00\x00\x00\x01\xff\xff") is None  # version 64
     assert plausible_request(b"\x00\x03\x00\x09\x80\x00\x00\x01\xff\xff") is None  # negative correlation id
     assert plausible_request(b"\x00\x03\x00\x09\x00\x00\x00\x01\x00\x03a\x01b") is None  # control character
+
+
+def test_hunt_is_not_stalled_by_a_false_frame_start_overlapping_the_real_one():
+    # Two bytes before a real request + its size field read as a 97 MB frame whose "header" is the
+    # real one shifted by two: its client_id (the real length field, 00 05) is not printable.
+    request = metadata_request(2)
+    assert find_request_start(b"\x05\xd7" + request) == (2, True)
 
 
 def test_request_hunt_skips_runs_of_zeros_quickly():
