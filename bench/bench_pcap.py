@@ -187,12 +187,15 @@ from kdiag import orchestrate
 from kdiag.target import parse_bootstrap
 options = orchestrate.BootstrapOptions(targets=parse_bootstrap(sys.argv[2]), timeout=30.0)
 if sys.argv[1] == "capture":
+    before = time.perf_counter()
     from kdiag.capture.command import finish_live_capture, start_live_capture
     capture = start_live_capture(options.targets)
     started = time.perf_counter()
     report = orchestrate.run_bootstrap(options)
+    probed = time.perf_counter()
     summary = finish_live_capture(capture, report)
-    extra = {"capture_start_s": started - start, "metadata_captured": len(summary.metadata),
+    extra = {"capture_start_s": started - before, "capture_finish_s": time.perf_counter() - probed,
+             "probe_s": probed - started, "metadata_captured": len(summary.metadata),
              "kafka_flows": sum(f.protocol == "kafka" for f in summary.flows), "packets": summary.packets}
 else:
     report = orchestrate.run_bootstrap(options)
@@ -228,6 +231,8 @@ def bench_live(runs: int, workdir: Path) -> dict:
         "plain_inprocess_median_s": round(statistics.median(s["seconds"] for s in samples["plain"]), 3),
         "capture_inprocess_median_s": round(statistics.median(s["seconds"] for s in samples["capture"]), 3),
         "capture_start_median_s": round(statistics.median(s["capture_start_s"] for s in samples["capture"]), 3),
+        "capture_finish_median_s": round(statistics.median(s["capture_finish_s"] for s in samples["capture"]), 3),
+        "probe_under_capture_median_s": round(statistics.median(s["probe_s"] for s in samples["capture"]), 3),
         "problems": sorted({s["problems"] for s in samples["plain"] + samples["capture"]}),
         "metadata_captured": sorted({s["metadata_captured"] for s in samples["capture"]}),
     }
@@ -262,8 +267,11 @@ def summary_md(results: dict) -> str:
              "(the machine is shared; CPU time is the steadier comparison)."]
     if live:
         notes.append(f"Live capture: of the {live['capture_median_s'] - live['plain_median_s']:.2f} s added, "
-                     f"starting the sniffer (importing scapy, opening the sockets) takes "
-                     f"{live['capture_start_median_s']:.2f} s in-process.")
+                     f"starting it (importing kdiag.capture and scapy, opening the sockets) takes "
+                     f"{live['capture_start_median_s']:.2f} s and stopping it with the summary "
+                     f"{live.get('capture_finish_median_s', float('nan')):.2f} s; the probe itself ran "
+                     f"{live.get('probe_under_capture_median_s', float('nan')):.2f} s under capture vs "
+                     f"{live['plain_inprocess_median_s']:.2f} s for the whole plain process after start-up.")
     return "\n".join(rows) + "\n\n" + " ".join(notes) + "\n"
 
 
@@ -275,15 +283,21 @@ def main() -> None:
     parser.add_argument("--big-gb", type=float, default=0.0, help="also measure peak RSS on a capture this big")
     parser.add_argument("--big-tshark", action="store_true", help="run tshark on the big capture too")
     parser.add_argument("--live", type=int, default=0, metavar="RUNS", help="also measure live-capture overhead")
+    parser.add_argument("--no-mixed", action="store_true", help="keep the mixed-capture figures of the last run")
     parser.add_argument("--out", type=Path, default=REPO / "bench" / "out")
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     previous_path = RESULTS / "pcap.json"
     previous = json.loads(previous_path.read_text()) if previous_path.exists() else {}
     tshark_version = subprocess.run(["tshark", "--version"], capture_output=True, text=True).stdout.splitlines()[0]
-    results = {"title": "kdiag pcap vs tshark, and live capture", "tshark": tshark_version,
-               "mixed": bench_mixed(args.out, args.packets, args.flows, args.repeat)}
-    print(json.dumps(results["mixed"], indent=2), flush=True)
+    results = {"title": "kdiag pcap vs tshark, and live capture", "tshark": tshark_version}
+    if args.no_mixed:
+        results["mixed"] = {**previous["mixed"], "measured_at": previous["mixed"].get("measured_at",
+                                                                                      previous["measured_at"])}
+    else:
+        results["mixed"] = bench_mixed(args.out, args.packets, args.flows, args.repeat)
+        results["mixed"]["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        print(json.dumps(results["mixed"], indent=2), flush=True)
     for key, wanted, run in (("big", args.big_gb, lambda: bench_big(args.out, args.big_gb, args.big_tshark)),
                              ("live", args.live, lambda: bench_live(args.live, args.out / "live-broker"))):
         if wanted:
