@@ -337,6 +337,22 @@ class Connection:
             if flags & RST or other.fin:
                 self.closed = True
 
+    def finish(self, last_packet: int) -> None:
+        """The capture ended: holes still waiting are lost, a lone unanswered request still makes
+        it Kafka, and a response cut off at the end is said."""
+        for half in (self.c2s, self.s2c):
+            if half.pending:
+                self._flush_pending(half, last_packet)
+        if self.protocol == UNKNOWN and self.request_seen and not self.given_up:
+            self._confirm(find_request_start(self.c2s.buf, self.analyzer.frame_max)[0], None, last_packet,
+                          self.last_time)
+        response = self.s2c
+        if self.protocol == KAFKA and response.state == SYNC and len(response.buf) >= 8:
+            size = _INT32.unpack_from(response.buf)[0]
+            self._warn(last_packet, f"{self.server} > {self.client}: the capture ends inside "
+                                    f"{self._frame_label(response, response.buf)}: {len(response.buf) - 4} of {size} "
+                                    "bytes seen")
+
     def _endpoints(self, from_client: bool) -> tuple[str, str]:
         return (self.client, self.server) if from_client else (self.server, self.client)
 
@@ -657,9 +673,9 @@ class Connection:
             else:
                 half.state = SYNC
                 if start:
-                    self._warn(marks[0][1] if marks else number, f"{self.describe(half)}: the capture starts inside "
-                                                                 f"the stream; {start} bytes before the first frame "
-                                                                 "boundary skipped")
+                    first_packet = marks[0][1] if marks else number
+                    self._warn(first_packet, f"{self.describe(half)}: the capture starts inside the stream; {start} "
+                                             "bytes before the first frame boundary skipped")
             done = start
             for end, at_packet, at_time in marks:  # replay, dated by the packets that carried the bytes
                 if end > done:
@@ -835,18 +851,7 @@ class CaptureAnalyzer:
     def finish(self) -> None:
         """The capture ended: fill what can be filled, report what was left incomplete."""
         for connection in self.connections:
-            for half in (connection.c2s, connection.s2c):
-                if half.pending:
-                    connection._flush_pending(half, self.packets)
-            if connection.protocol == UNKNOWN and connection.request_seen and not connection.given_up:
-                connection._confirm(find_request_start(connection.c2s.buf, self.frame_max)[0], None,
-                                    self.packets, connection.last_time)
-            response = connection.s2c
-            if connection.protocol == KAFKA and response.state == SYNC and len(response.buf) >= 8:
-                size = _INT32.unpack_from(response.buf)[0]
-                self.warn(connection, self.packets, f"{connection.server} > {connection.client}: the capture ends inside "
-                                        f"{connection._frame_label(response, response.buf)}: {len(response.buf) - 4}"
-                                        f" of {size} bytes seen")
+            connection.finish(self.packets)
 
     # --- output ------------------------------------------------------------------------------------
 

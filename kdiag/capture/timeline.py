@@ -163,16 +163,19 @@ def _clients(metadata: list[tuple[Connection, CapturedMetadata]], shown: list[Co
     return tuple(clients)
 
 
-def _listeners(metadata: tuple) -> tuple[ListenerView, ...]:
-    views: dict[tuple, list] = {}
+def _listeners(metadata: tuple[CapturedMetadata, ...]) -> tuple[ListenerView, ...]:
+    """One view per server port and distinct answer, with the servers that gave it."""
+    servers: dict[tuple, dict[str, None]] = {}
+    answers: dict[tuple, int] = {}
     for md in metadata:
-        port = int(md.server.rsplit(":", 1)[1])
-        key = (port, md.cluster_id, md.controller_id, md.brokers)
-        view = views.setdefault(key, [{}, 0])
-        view[0][md.server] = None
-        view[1] += 1
-    return tuple(ListenerView(port, tuple(servers), cluster_id, controller_id, brokers, count)
-                 for (port, cluster_id, controller_id, brokers), (servers, count) in views.items())
+        key = (int(md.server.rsplit(":", 1)[1]), md.cluster_id, md.controller_id, md.brokers)
+        servers.setdefault(key, {})[md.server] = None
+        answers[key] = answers.get(key, 0) + 1
+    views = []
+    for key, by in servers.items():
+        port, cluster_id, controller_id, brokers = key
+        views.append(ListenerView(port, tuple(by), cluster_id, controller_id, brokers, answers[key]))
+    return tuple(views)
 
 
 def _advertised_connections(metadata: list[tuple[Connection, CapturedMetadata]],
@@ -229,7 +232,7 @@ def render_timeline(summary: CaptureSummary) -> list[str]:
     for event in summary.timeline:
         lines.append(f"{event.time[11:26]} {event.src} > {event.dst}: {_event_text(event)}")
         if event.metadata is not None and event.metadata < len(summary.metadata):
-            lines.extend(_metadata_lines(summary, summary.metadata[event.metadata], indent="    "))
+            lines.extend(_metadata_lines(summary, summary.metadata[event.metadata]))
     if summary.timeline_dropped:
         lines.append(f"... {summary.timeline_dropped} more events not shown (the timeline keeps the first "
                      f"{len(summary.timeline)}; the summary below covers the whole capture)")
@@ -251,16 +254,18 @@ def _event_text(event: TimelineEvent) -> str:
     }.get(event.kind, f"{event.kind}{detail}")
 
 
-def _metadata_lines(summary: CaptureSummary, md, *, indent: str) -> list[str]:
-    head = f"{indent}cluster_id {md.cluster_id or '-'}, controller {md.controller_id}, {len(md.brokers)} " \
-           f"broker{'s' if len(md.brokers) != 1 else ''}" + (f", error {md.error}" if md.error else "")
-    lines = [head]
-    for broker in md.brokers:
-        status = summary.status_of(broker.host, broker.port)
-        mark = f"  [{status}]" if status else ""
-        lines.append(f"{indent}  node {broker.node_id}  {Endpoint(broker.host, broker.port)}  "
-                     f"rack {broker.rack or '-'}{mark}")
-    return lines
+def _metadata_lines(summary: CaptureSummary, md: CapturedMetadata) -> list[str]:
+    plural = "s" if len(md.brokers) != 1 else ""
+    error = f", error {md.error}" if md.error else ""
+    return ([f"    cluster_id {md.cluster_id or '-'}, controller {md.controller_id}, {len(md.brokers)} broker{plural}"
+             f"{error}"] + [f"      {_broker_line(summary, broker)}" for broker in md.brokers])
+
+
+def _broker_line(summary: CaptureSummary, broker: KafkaBroker) -> str:
+    """``node 1  host:port  rack r``, then ``[nxdomain]`` when the same run found the host unusable."""
+    status = summary.status_of(broker.host, broker.port)
+    return (f"node {broker.node_id}  {Endpoint(broker.host, broker.port)}  rack {broker.rack or '-'}"
+            + (f"  [{status}]" if status else ""))
 
 
 def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
@@ -278,10 +283,7 @@ def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
         for view in summary.listeners:
             out.append(f"  port {view.port} via {', '.join(view.servers)}  ({view.responses} response(s), "
                        f"cluster_id {view.cluster_id or '-'}, controller {view.controller_id})")
-            for broker in view.brokers:
-                status = summary.status_of(broker.host, broker.port)
-                out.append(f"    node {broker.node_id}  {Endpoint(broker.host, broker.port)}  rack {broker.rack or '-'}"
-                           + (f"  [{status}]" if status else ""))
+            out.extend(f"    {_broker_line(summary, broker)}" for broker in view.brokers)
     if summary.coordinators:
         out.append("\nCoordinators:")
         out.extend(f"  {cd.key or '-'}: " + (f"node {cd.node_id} at {Endpoint(cd.host, cd.port)}" if cd.error == "NONE"

@@ -405,3 +405,14 @@ def test_psh_data_in_a_syn_is_part_of_the_stream(analyse):
     conversation.server(api_versions_response(1))
     result = analyse(conversation.packets)
     assert result.summary.flows[0].apis == ("ApiVersions v3",)
+
+
+def test_capture_ending_inside_a_metadata_response_says_so(analyse):
+    conversation = TcpConversation(CLIENT, SERVER, mss=500).handshake()
+    conversation.client(metadata_request(2))
+    segments = conversation.server(metadata_response(2, BROKERS, topics=[("orders", 0, 100)]))
+    frame_size = len(metadata_response(2, BROKERS, topics=[("orders", 0, 100)])) - 4
+    result = analyse(conversation.packets[:segments[2] + 1])
+    assert result.summary.metadata == ()
+    assert result.warnings == [f"{segments[2] + 1}: 192.0.2.1:9092 > 192.0.2.10:50000: the capture ends inside the "
+                               f"Metadata v9 response (correlation id 2): 1496 of {frame_size} bytes seen"]
