@@ -86,6 +86,7 @@ class _Run:
         self.stages: list[Stage] = []
         self.conn: KafkaConnection | None = None
         self.endpoint: Endpoint | None = None
+        self.sasl_not_probed = False  # the listener enables the client's GSSAPI/OAUTHBEARER: kdiag cannot log in
 
     def close(self) -> None:
         if self.conn is not None:
@@ -127,6 +128,8 @@ class _Run:
             self.skip("advertised", "blocked by metadata: no advertised broker list to check")
         if not options.roundtrip:
             self.skip("roundtrip", "disabled with --no-roundtrip")
+        elif self.sasl_not_probed:
+            self.stage_roundtrip(None)  # the client library authenticates where kdiag could not
         elif cluster is None or self.stage_named("advertised").failed:
             self.skip("roundtrip", "blocked by advertised: a client would wait on unusable brokers "
                       "until its own timeout")
@@ -268,7 +271,10 @@ class _Run:
             status, summary = "skip", _sasl_summary(attempts[0])
             detail = SaslDetail(tuple(attempts), reason=summary)
         elif attempts and attempts[-1].status == "not_probed":
+            self.sasl_not_probed = True
             status, summary = "warn", _sasl_summary(attempts[-1])
+            if self.options.roundtrip:
+                summary += "; the round trip logs in with the client library instead"
         else:
             status, summary = "fail", "; ".join(dict.fromkeys(_sasl_summary(a) for a in attempts)) or \
                 "the run's deadline passed before SASL"
@@ -393,7 +399,9 @@ class _Run:
 
     # --- roundtrip ------------------------------------------------------------------------------
 
-    def stage_roundtrip(self, cluster: Cluster) -> None:
+    def stage_roundtrip(self, cluster: Cluster | None) -> None:
+        """Produce and consume one message with the client library; without ``cluster`` (kdiag could
+        not log in to read the metadata) the library alone finds or creates the topic."""
         from probes import roundtrip
 
         self.progress("roundtrip", None)
@@ -402,7 +410,15 @@ class _Run:
         topic = options.topic or roundtrip.PROBE_TOPIC
         bootstrap = ",".join(str(t) for t in options.targets)
         created = False
-        problem = self.ensure_topic(topic, cluster, bootstrap)
+        if cluster is not None:
+            problem = self.ensure_topic(topic, cluster, bootstrap)
+        elif options.topic is None:
+            error = roundtrip.create_topic(bootstrap, topic, settings=options.client_settings, deadline=self.deadline,
+                                           secrets=options.secrets)
+            problem = False if error is None else RoundtripDetail(
+                topic, error=f"kdiag could not create its probe topic {topic}: {error}", error_code=error.split(":")[0])
+        else:
+            problem = False
         if isinstance(problem, RoundtripDetail):
             self.record(Stage("roundtrip", "fail", elapsed_ms(started), problem.error or "", problem))
             return

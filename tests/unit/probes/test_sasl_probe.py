@@ -270,3 +270,16 @@ def test_a_tls_listener_blocks_sasl_and_says_what_it_answered() -> None:
 def test_exchange_for_refuses_mechanisms_kdiag_does_not_speak() -> None:
     with pytest.raises(ValueError, match="GSSAPI"):
         exchange_for(SaslSettings("GSSAPI"))
+
+
+def test_sasl_settings_a_client_would_refuse_are_a_usage_error_on_the_command_line() -> None:
+    import io
+
+    from kdiag.cli import Environment, main
+
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["bootstrap", "127.0.0.1:1", "-X", "security.protocol=SASL_SSL", "-X", "sasl.mechanisms=SCRAM-SHA-512",
+                 "-X", f"sasl.password={PASSWORD}"], env=env)
+    assert code == 2
+    assert env.stderr.getvalue() == ("kdiag: error: sasl.mechanisms=SCRAM-SHA-512 needs sasl.username (Java: "
+                                     'sasl.jaas.config with username="..." password="...")\n')

@@ -394,3 +394,27 @@ def test_name_in_certificate_wildcards_cover_one_label_and_ips_match_ip_sans(hos
 def test_name_in_certificate_falls_back_to_the_common_name_only_without_dns_sans() -> None:
     assert name_in_certificate(CertificateInfo(subject="CN=broker-1,O=Example"), "broker-1") is True
     assert name_in_certificate(CertificateInfo(subject="CN=broker-1", dns_names=("b1",)), "broker-1") is False
+
+
+# --- through the command line ----------------------------------------------------------------------
+
+
+def run_cli(*args: str) -> tuple[int, str, str]:
+    import io
+
+    from kdiag.cli import Environment, main
+
+    env = Environment(stdin=io.StringIO(), stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(list(args), env=env)
+    return code, env.stdout.getvalue(), env.stderr.getvalue()
+
+
+def test_tls_settings_that_cannot_load_are_a_usage_error_before_any_connection(pki: Pki) -> None:
+    code, stdout, stderr = run_cli("bootstrap", "127.0.0.1:1", "-X", "security.protocol=SSL",
+                                   "-X", f"ssl.ca.location={pki.ca}", "-X", f"ssl.certificate.location={pki.client}",
+                                   "-X", f"ssl.key.location={pki.encrypted_key}",
+                                   "-X", "ssl.key.password=not-the-password-31")
+    assert code == 2
+    assert stdout == ""
+    assert stderr.startswith("kdiag: error: ssl.certificate.location/ssl.key.location: the client certificate")
+    assert "not-the-password-31" not in stderr and len(stderr.splitlines()) == 1
