@@ -116,6 +116,7 @@ class LiveCapture:
         self.kafka_ports = tuple(kafka_ports)
         self.analyzer = CaptureAnalyzer(ports=self.kafka_ports, keep_events=keep_events)
         self._sniffer: Any = None
+        self._sockets: list[Any] = []  # AsyncSniffer does not close sockets it was given: stop() does
         self._linktypes: dict[str, int] = {}
         self._writer: PcapWriter | None = None
         self._out: BinaryIO | None = None
@@ -141,9 +142,17 @@ class LiveCapture:
         interface cannot be captured on or ``pcap_out`` cannot be written.
         """
         check_capture_permission()
-        sockets = self._open_sockets(self.ifaces or interfaces_up())
+        if self.pcap_out is not None:
+            try:
+                self._out = open(self.pcap_out, "wb")  # noqa: SIM115 - closed in stop()
+            except OSError as exc:
+                raise CaptureError(f"cannot write --pcap-out {self.pcap_out}: {exc.strerror or exc}") from exc
         try:
-            self._open_output()
+            sockets = self._open_sockets(self.ifaces or interfaces_up())
+            self._sockets = list(sockets)
+            if self._out is not None:  # one link type for the file: the interfaces', or Linux cooked if they differ
+                kinds = set(self._linktypes.values())
+                self._writer = PcapWriter(self._out, kinds.pop() if len(kinds) == 1 else LINKTYPE_LINUX_SLL)
             from scapy.sendrecv import AsyncSniffer  # noqa: PLC0415 - scapy only when capturing
 
             started = threading.Event()
@@ -153,28 +162,33 @@ class LiveCapture:
             if not started.wait(self.start_timeout):
                 raise CaptureError(f"the packet capture did not start within {self.start_timeout:g} s")
         except BaseException:
-            for sock in sockets:
-                sock.close()
-            if self._out is not None:
-                self._out.close()
+            self.stop()
             raise
 
     def _open_sockets(self, ifaces: list[str]) -> dict[Any, str]:
+        known = [name for _, name in socket.if_nameindex()]
+        missing = [name for name in ifaces if name not in known]
+        if missing:
+            raise CaptureError(f"no network interface {missing[0]} here (there are: {', '.join(known)})")
         import scapy.layers.l2  # noqa: F401, PLC0415 - link types scapy knows (else it warns on lo)
         import scapy.sendrecv  # noqa: F401, PLC0415 - loads scapy's arch layer, which sets conf.L2listen
         from scapy.config import conf  # noqa: PLC0415
+        from scapy.error import Scapy_Exception  # noqa: PLC0415
 
         sockets: dict[Any, str] = {}
         for name in ifaces:
             loopback = bool(_interface_flags(name) & _IFF_LOOPBACK)
             try:
                 sock = conf.L2listen(iface=name, filter=bpf_filter(self.ports, loopback=loopback))
-            except PermissionError as exc:
-                raise CapturePermissionError(PERMISSION_HINT) from exc
-            except OSError as exc:
+            except (OSError, Scapy_Exception) as exc:
                 for opened in sockets:
                     opened.close()
-                raise CaptureError(f"cannot capture on interface {name}: {exc.strerror or exc}") from exc
+                if isinstance(exc, PermissionError):
+                    raise CapturePermissionError(PERMISSION_HINT) from exc
+                reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+                raise CaptureError(f"cannot capture on interface {name}: {reason}"
+                                   + (" (install libpcap: the BPF filter is compiled with it)"
+                                      if "libpcap" in reason else "")) from exc
             linktype = _linktype(sock)
             if linktype is None:
                 sock.close()
@@ -187,17 +201,6 @@ class LiveCapture:
         if not sockets:
             raise CaptureError("no interface to capture on")
         return sockets
-
-    def _open_output(self) -> None:
-        if self.pcap_out is None:
-            return
-        kinds = set(self._linktypes.values())
-        linktype = kinds.pop() if len(kinds) == 1 else LINKTYPE_LINUX_SLL
-        try:
-            self._out = open(self.pcap_out, "wb")  # noqa: SIM115 - closed in stop()
-        except OSError as exc:
-            raise CaptureError(f"cannot write --pcap-out {self.pcap_out}: {exc.strerror or exc}") from exc
-        self._writer = PcapWriter(self._out, linktype)
 
     def _packet(self, packet: Any) -> None:
         """Runs on the sniffer's thread for every frame."""
@@ -215,7 +218,7 @@ class LiveCapture:
                     writer.write(timestamp, data)
 
     def stop(self) -> None:
-        """Stops sniffing (idempotent) and closes ``pcap_out``."""
+        """Stops sniffing (idempotent), closes the sockets and ``pcap_out``."""
         sniffer, self._sniffer = self._sniffer, None
         if sniffer is not None:
             from scapy.error import Scapy_Exception  # noqa: PLC0415
@@ -226,6 +229,9 @@ class LiveCapture:
                 self.warnings.append(CaptureWarning(None, f"stopping the capture: {exc}"))
             with self._lock:
                 self.analyzer.finish()
+        sockets, self._sockets = self._sockets, []
+        for sock in sockets:
+            sock.close()
         if self._out is not None:
             self._out.close()
             self._out = None

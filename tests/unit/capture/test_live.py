@@ -44,3 +44,16 @@ def test_importing_the_capture_command_does_not_import_scapy():
     code = ("import sys, kdiag.capture.command, kdiag.capture.timeline, kdiag.capture.flows; "
             "print(any(m == 'scapy' or m.startswith('scapy.') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
+
+
+def test_an_interface_that_does_not_exist_is_one_line(monkeypatch):
+    monkeypatch.setattr(live, "has_capture_permission", lambda: True)
+    with pytest.raises(UsageError, match=r"^no network interface kdiag-nope0 here \(there are: lo"):
+        start_live_capture((Endpoint("127.0.0.1", 9092),), iface="kdiag-nope0")
+
+
+def test_an_unwritable_pcap_out_is_one_line_before_any_socket_opens(tmp_path, monkeypatch):
+    monkeypatch.setattr(live, "has_capture_permission", lambda: True)
+    monkeypatch.setattr(live.LiveCapture, "_open_sockets", lambda self, ifaces: pytest.fail("socket opened"))
+    with pytest.raises(UsageError, match=r"^cannot write --pcap-out .*/missing/x\.pcap: No such file or directory$"):
+        start_live_capture((Endpoint("127.0.0.1", 9092),), iface="lo", pcap_out=str(tmp_path / "missing" / "x.pcap"))
