@@ -95,8 +95,12 @@ def _scenario(name: str) -> "Scenario":
 
 
 def _version(version: Optional[str]) -> str:
+    import re
+
     from kdiag.lab.kafka import KAFKA_VERSION
 
+    if version is not None and not re.fullmatch(r"\d+\.\d+\.\d+", version):
+        raise UsageError(f"--kafka-version {version!r} is not a Kafka release version (e.g. {KAFKA_VERSION})")
     return version or KAFKA_VERSION
 
 
@@ -197,16 +201,20 @@ def describe_live(live: "LiveScenario", version: str, *, seconds: float) -> str:
     scenario = live.scenario
     lines = [f"{scenario.name} is up ({seconds:.1f} s): {scenario.title}", "", "Namespaces:"]
     width = max(len(host.name) for host in scenario.topology.hosts)
+    ns_width = max(len(live.ns(host.name)) for host in scenario.topology.hosts)
     for host in scenario.topology.hosts:
         addresses = ", ".join(scenario.addresses(host.name))
-        lines.append(f"  {host.name:<{width}}  {live.ns(host.name)}  {addresses}".rstrip())
+        lines.append(f"  {host.name:<{width}}  {live.ns(host.name):<{ns_width}}  {addresses}".rstrip())
     lines += ["", f"Kafka {version}:"]
     for broker in scenario.brokers:
         spec = broker.spec
         advertised = (",".join(listener.url for listener in spec.advertised) if spec.advertised is not None
                       else "(unset: the canonical host name)")
-        lines.append(f"  broker {spec.node_id} in {broker.host}: listeners={','.join(l.url for l in spec.listeners)}")
-        lines.append(f"  {'':>{len(str(spec.node_id)) + 7}}  advertised.listeners={advertised}")
+        lines.append(f"  broker {spec.node_id} in {broker.host}:")
+        lines.append(f"    listeners={','.join(listener.url for listener in spec.listeners)}")
+        lines.append(f"    advertised.listeners={advertised}")
+        if spec.hostname:
+            lines.append(f"    host name {spec.hostname}")
     lines += ["", "Try (as root); each comment says what kdiag should find there:"]
     for vantage in scenario.vantages:
         lines.append(f"  # {vantage.name}: {vantage.expect.summary()}")
@@ -244,7 +252,7 @@ def down_command(
     if stale:
         env.write(f"removed {len(stale)} stale namespace{'s' if len(stale) > 1 else ''}: {', '.join(stale)}\n")
     if not stopped and not stale:
-        env.write(f"nothing to tear down: {name or 'no scenario'} is up\n" if name else "nothing to tear down\n")
+        env.write(f"nothing to tear down: {name} is not up\n" if name else "nothing to tear down\n")
     return ExitStatus.OK
 
 

@@ -13,6 +13,7 @@ import pytest
 from kdiag.cli import Environment, main
 from kdiag.exitstatus import ExitStatus
 from kdiag.lab.command import render_run, summary_line, verdict
+from kdiag.lab.kafka import KAFKA_VERSION
 from kdiag.lab.runner import VantageRun
 from kdiag.lab.scenarios import all_scenarios, get_scenario
 from kdiag.lab.scenarios._tcp_proxy import main as proxy_main
@@ -125,3 +126,35 @@ def test_proxy_addresses_take_brackets_for_ipv6():
     assert parse_hostport("198.51.100.2:29094") == ("198.51.100.2", 29094)
     with pytest.raises(ValueError):
         parse_hostport("9092")
+
+
+def test_a_bad_kafka_version_is_a_usage_error(monkeypatch):
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    status, _, err = kdiag("lab", "run", "ec2-option1", "--kafka-version", "latest")
+    assert status == ExitStatus.USAGE
+    assert "--kafka-version 'latest' is not a Kafka release version" in err
+
+
+def test_a_scenario_that_does_not_come_up_names_the_step_and_says_it_is_torn_down(monkeypatch):
+    from contextlib import contextmanager
+
+    from kdiag.lab import runner
+    from kdiag.lab.netns import LabError
+
+    @contextmanager
+    def failing(scenario, **_options):
+        raise LabError("step start Kafka 4.4.0 broker 1 in ec2 failed: broker 1 exited with status 1\n"
+                       "--- last 1 lines of the log ---\nERROR Exiting Kafka", step="start Kafka 4.4.0 broker 1 in ec2")
+        yield
+
+    monkeypatch.setattr("os.geteuid", lambda: 0)
+    monkeypatch.setattr(runner, "scenario_up", failing)
+    status, out, err = kdiag("lab", "run", "ec2-option1")
+    assert status == ExitStatus.PROBLEMS and out == ""
+    assert err.splitlines() == [
+        f"kdiag lab: bringing up ec2-option1: 4 namespaces, 1 Kafka {KAFKA_VERSION} broker",
+        "kdiag lab: ec2-option1 did not come up: step start Kafka 4.4.0 broker 1 in ec2 failed: broker 1 exited with status 1",
+        "  --- last 1 lines of the log ---",
+        "  ERROR Exiting Kafka",
+        "kdiag lab: everything it had made is torn down",
+    ]
