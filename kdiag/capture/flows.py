@@ -200,7 +200,7 @@ class Connection:
                  "client", "server", "first_packet", "first_time", "c2s", "s2c", "roles_known", "expected_kafka",
                  "protocol", "syn_packets", "syn_ack_packet", "handshake_done", "refused_packet", "icmp",
                  "reset_by", "in_flight", "requests", "responses", "unmatched", "client_id", "apis", "foreign",
-                 "foreign_from", "request_seen", "closed", "given_up", "last_time")
+                 "foreign_from", "request_seen", "closed", "given_up", "last_time", "coordinator_keys")
 
     def __init__(self, analyzer: CaptureAnalyzer, key: tuple, a: tuple[bytes, int], b: tuple[bytes, int],
                  a_is_client: bool, roles_known: bool, number: int, timestamp: float) -> None:
@@ -222,6 +222,7 @@ class Connection:
         self.icmp: str | None = None  # refused | unreachable, from an ICMP error about our SYN
         self.reset_by: str | None = None
         self.in_flight: dict[int, tuple[int, int, int, float]] = {}
+        self.coordinator_keys: dict[int, str] = {}  # correlation id -> the FindCoordinator request's key
         self.requests = self.responses = self.unmatched = 0
         self.client_id: str | None = None
         self.apis: dict[str, None] = {}
@@ -710,6 +711,8 @@ class Connection:
         if len(self.in_flight) >= IN_FLIGHT_CAP:
             del self.in_flight[next(iter(self.in_flight))]
         self.in_flight[header.correlation_id] = (header.api_key, header.api_version, number, timestamp)
+        if header.api_key == FindCoordinatorRequest.API_KEY and whole:  # answers below v4 do not repeat the key
+            self.coordinator_keys[header.correlation_id] = _find_coordinator_key(frame)
         self.apis[f"{header.api_name} v{header.api_version}"] = None
         analyzer = self.analyzer
         if analyzer.keep_events:
@@ -730,6 +733,7 @@ class Connection:
                                correlation_id=correlation_id, detail="answers no request seen in the capture")
             return
         api_key, api_version, _, requested_at = request
+        key = self.coordinator_keys.pop(correlation_id, None)
         body = None
         if api_key in SPECS and analyzer.decodes(self, api_key, api_version, number):
             if buf is None:
@@ -738,7 +742,7 @@ class Connection:
                                    f"{analyzer.decode_cap}-byte decode limit; not decoded")
             else:
                 body = self._decode(bytes(buf[start:end]), api_key, api_version, correlation_id, number)
-        index = analyzer.decoded(self, api_key, api_version, correlation_id, body, number, timestamp) \
+        index = analyzer.decoded(self, api_key, api_version, correlation_id, body, number, timestamp, key) \
             if body is not None else None
         if analyzer.keep_events:
             analyzer.event(self, "response", number, timestamp, self.server, self.client, api=api_name(api_key),
@@ -881,8 +885,9 @@ class CaptureAnalyzer:
             self.events_dropped += 1
 
     def decoded(self, connection: Connection, api_key: int, api_version: int, correlation_id: int, body,
-                number: int, timestamp: float) -> int | None:
-        """Keeps what a decoded response says; returns the index of a Metadata answer."""
+                number: int, timestamp: float, key: str | None = None) -> int | None:
+        """Keeps what a decoded response says; returns the index of a Metadata answer. ``key``: the
+        group or transactional id a FindCoordinator request asked about."""
         label = f"{api_name(api_key)} v{api_version}"
         if isinstance(body, MetadataResponse):
             self.metadata.append((connection, CapturedMetadata(
@@ -900,9 +905,9 @@ class CaptureAnalyzer:
         if isinstance(body, FindCoordinatorResponse):
             for found in body.coordinators:
                 self.coordinators.append((connection, CapturedCoordinator(
-                    connection.client, connection.server, found.key, found.node_id, found.host, found.port,
+                    connection.client, connection.server, found.key or key or "", found.node_id, found.host, found.port,
                     found.error.name, number)))
-                self._error(label, found.error, connection, number, found.key or None)
+                self._error(label, found.error, connection, number, found.key or key)
         elif isinstance(body, (ApiVersionsResponse, SaslHandshakeResponse)):
             self._error(label, body.error, connection, number, None)
         elif isinstance(body, ListOffsetsResponse):
@@ -919,6 +924,14 @@ class CaptureAnalyzer:
             self.errors[key] = [1, number, subject, error.name]
         else:
             seen[0] += 1
+
+
+def _find_coordinator_key(frame: bytes) -> str:
+    try:
+        _, body = decode_request(frame)
+    except MalformedFrame:
+        return ""
+    return body.key if isinstance(body, FindCoordinatorRequest) else ""
 
 
 def _request_detail(header, frame: bytes | None) -> str | None:

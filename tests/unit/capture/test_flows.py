@@ -337,7 +337,7 @@ def test_find_coordinator_answers_are_kept(analyse):
     result = analyse(conversation.packets)
     [coordinator] = result.summary.coordinators
     assert (coordinator.key, coordinator.node_id, coordinator.host, coordinator.port) == (
-        "", 2, "kafka-2.internal", 19092)
+        "orders-app", 2, "kafka-2.internal", 19092)  # a v2 answer has no key: the request's is kept
 
 
 def test_a_new_connection_on_the_same_four_tuple_is_a_new_flow(analyse):

@@ -114,7 +114,9 @@ def test_unreachable_coordinator_is_coordinator_unreachable(analyse):
     conversation.server(find_coordinator_response(3, 2, "203.0.113.6", 9093))
     to_coordinator = attempt(("203.0.113.6", 9093), answer="rst", start=1_700_000_002.0)
     summary = analyse(conversation.packets + to_coordinator.packets).summary
-    assert [f.id for f in summary.findings] == ["COORDINATOR_UNREACHABLE"]
+    [finding] = summary.findings
+    assert finding.id == "COORDINATOR_UNREACHABLE"
+    assert finding.title.startswith("The consumer-group coordinator for orders-app (broker 2 at 203.0.113.6:9093)")
 
 
 def test_error_codes_in_decoded_responses_are_counted(analyse):
