@@ -8,7 +8,6 @@ from kdiag.capture.flows import CaptureAnalyzer, find_request_start, plausible_r
 from kdiag.capture.model import KAFKA, NOT_KAFKA, TLS
 from kdiag.capture.pcapio import ACK, FIN, LINKTYPE_LINUX_SLL, PSH, RST, build_tcp
 from kdiag.capture.synthetic import (
-    Broker,
     TcpConversation,
     api_versions_response,
     find_coordinator_response,
