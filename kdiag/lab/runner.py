@@ -116,7 +116,13 @@ class LiveScenario:
         return f"ip netns exec {self.ns(vantage.host)} {shown_kdiag()} {args}"
 
     def run(self, vantage: Vantage, *, fmt: str = "json", color: bool = False, timeout: float = VANTAGE_TIMEOUT) -> VantageRun:
-        """Run ``kdiag bootstrap`` from ``vantage`` printing ``fmt``, and judge its JSON report."""
+        """Run ``kdiag bootstrap`` from ``vantage`` printing ``fmt``, and judge its JSON report.
+
+        Run the vantages of one lab one after the other, not side by side: on a cluster this fresh, one
+        run's round trip creates ``__consumer_offsets`` while another proves broker identity with
+        ListOffsets on it, and the partition still loading answers NOT_LEADER_OR_FOLLOWER, which reads
+        as ADVERTISED_WRONG_BROKER. One after the other, each run takes about a second.
+        """
         report_path = self.live.state_dir / f"report-{vantage.name}.json"
         report_path.unlink(missing_ok=True)
         # Under the lab host's name, so each report says where it was made ("from laptop").
@@ -141,16 +147,6 @@ class LiveScenario:
         differences = compare(vantage.expect, exit_code, report)
         return VantageRun(vantage, self.ns(vantage.host), self.command(vantage), exit_code, output, stderr, report,
                           seconds, tuple(differences))
-
-    def run_all(self, vantages: Sequence[Vantage] | None = None, *, fmt: str = "json", color: bool = False) -> list[VantageRun]:
-        """Run every vantage (or those given), one after the other, in declaration order.
-
-        Not side by side: on a cluster this fresh, one run's round trip creates ``__consumer_offsets``
-        while another run proves broker identity with ListOffsets on it, and a partition still loading
-        answers NOT_LEADER_OR_FOLLOWER, which reads as ADVERTISED_WRONG_BROKER. One after the other,
-        each run takes about a second.
-        """
-        return [self.run(vantage, fmt=fmt, color=color) for vantage in (self.scenario.vantages if vantages is None else vantages)]
 
 
 def _text(value: bytes | str | None) -> str:
