@@ -269,13 +269,24 @@ def bootstrap(
         "--output", metavar="FILE", show_default=False,
         help="Also write the JSON report to FILE, whatever --format prints.",
     )] = None,
+    capture: Annotated[bool, typer.Option(
+        "--capture", help="Sniff the run's own traffic and show the metadata the brokers really returned "
+        "(needs root or CAP_NET_RAW).",
+    )] = False,
+    iface: Annotated[str | None, typer.Option(
+        "--iface", metavar="IFACE", show_default=False, help="With --capture: the interface (default: all).",
+    )] = None,
+    pcap_out: Annotated[str | None, typer.Option(
+        "--pcap-out", metavar="FILE", show_default=False,
+        help="With --capture: also write the packets to FILE (pcap, for Wireshark/tshark).",
+    )] = None,
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_bootstrap_command(
         addresses, env=environment(ctx), fmt=choose_format(fmt, json_flag), timeout=timeout,
         connect_timeout=connect_timeout, topic=topic, roundtrip=not no_roundtrip,
         x_options=client_settings or (), command_config=command_config,
-        metadata_version=metadata_version, output=output,
+        metadata_version=metadata_version, output=output, capture=capture, iface=iface, pcap_out=pcap_out,
     )
 
 
@@ -292,6 +303,9 @@ def run_bootstrap_command(
     command_config: str | None = None,
     metadata_version: int | None = None,
     output: str | None = None,
+    capture: bool = False,
+    iface: str | None = None,
+    pcap_out: str | None = None,
 ) -> ExitStatus:
     """``kdiag bootstrap``: validate, run the stages, print the report; exit 1 if it has problems."""
     from kdiag.target import parse_bootstrap
@@ -308,6 +322,8 @@ def run_bootstrap_command(
     settings = load_settings(env, x_options, command_config)
     if output is not None:
         _check_writable(output)
+    if (iface is not None or pcap_out is not None) and not capture:
+        raise UsageError("--iface and --pcap-out go with --capture")
 
     from kdiag import orchestrate
 
@@ -316,8 +332,20 @@ def run_bootstrap_command(
         roundtrip=roundtrip, metadata_version=metadata_version, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets,
     )
-    report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
-    return _emit_report(env, report, fmt, output)
+    if not capture:
+        report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
+        return _emit_report(env, report, fmt, output)
+    from dataclasses import replace
+
+    from kdiag.capture.command import finish_live_capture, start_live_capture
+
+    sniffer = start_live_capture(targets, iface=iface, pcap_out=pcap_out)  # UsageError if not permitted
+    report = None
+    try:
+        report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
+    finally:
+        summary = finish_live_capture(sniffer, report)
+    return _emit_report(env, replace(report, capture=summary), fmt, output)
 
 
 def _run_with_progress(env: Environment, fmt: Format, run: Callable[[Progress | None], Report]) -> Report:
@@ -394,3 +422,7 @@ app.command(
 from kdiag.lab.command import lab_app  # noqa: E402  (imports nothing heavy)
 
 app.add_typer(lab_app, name="lab")
+
+from kdiag.capture.command import register as _register_capture  # noqa: E402  (scapy only when capturing)
+
+_register_capture(app)

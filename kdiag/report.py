@@ -231,6 +231,7 @@ class Report:
     kdiag_version: str = __version__
     schema: str = SCHEMA
     client: Mapping[str, Any] = field(default_factory=dict)  # redacted client settings in use
+    capture: kdiag.capture.model.CaptureSummary | None = None  # bootstrap --capture: the wire's view
 
     def stage(self, name: str) -> Stage | None:
         return next((s for s in self.stages if s.name == name), None)
@@ -297,3 +298,8 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ReportFormatError(f"{path} is not JSON: {exc}") from None
     return report_from_dict(data)
+
+
+# The capture model imports Finding from here; importing it last keeps both import orders working
+# (it is light: no scapy, only dataclasses).
+import kdiag.capture.model  # noqa: E402

@@ -43,6 +43,12 @@ def draw_report(console: Console, report: Report) -> None:
     if coordinator is not None:
         console.print(Text(coordinator[:1].upper() + coordinator[1:]))
         console.print()
+    if report.capture is not None:
+        from kdiag.capture.timeline import render_text as render_capture
+
+        console.print(Text("On the wire (--capture)"))
+        console.print(Text(render_capture(report.capture).rstrip("\n")))
+        console.print()
     for finding in report.findings:
         _draw_finding(console, finding)
     closing = common.closing_line(report)
