@@ -96,7 +96,8 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
                 return EndpointCheck(resolved, connected, blocked, IdentityCheck("skip"), tls, sasl)
         kafka, _metadata = check_kafka(conn, timeout=deadline.remaining(), metadata_version=metadata_version,
                                        reconnect=reconnect)
-        identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline)
+        identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline,
+                                  node_id=broker.node_id)
     if identity.status == "wrong_broker":
         kafka = KafkaCheck("wrong_broker", kafka.api_versions_version, kafka.metadata_version, kafka.cluster_id,
                            kafka.controller_id, kafka.brokers, (), error=identity.error, duration_ms=kafka.duration_ms)
@@ -104,7 +105,14 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
 
 
 def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, int] | None,
-                   cluster_id: str | None, deadline: Deadline) -> IdentityCheck:
+                   cluster_id: str | None, deadline: Deadline, node_id: int | None = None) -> IdentityCheck:
+    """Prove the endpoint is the broker that claims it (see :class:`IdentityCheck`).
+
+    A leader that has only just been elected, or a partition still loading, can answer
+    NOT_LEADER_OR_FOLLOWER for a moment; so before calling an endpoint the wrong broker, kdiag asks
+    it for that partition's metadata again and retries once: only an answer that stays wrong while
+    the metadata still names ``node_id`` as leader is proof.
+    """
     if not kafka.ok:
         return IdentityCheck("skip")
     if cluster_id and kafka.cluster_id and kafka.cluster_id != cluster_id:
@@ -114,20 +122,38 @@ def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, 
         return IdentityCheck("unverified", error="the broker leads no partition, so ListOffsets cannot prove "
                              "which broker answers", cluster_id=kafka.cluster_id)
     topic, partition = led
+    for attempt in range(2):
+        try:
+            response = conn.list_offsets(topic, partition, timeout=deadline.cap(2.0))
+        except KafkaProbeError as exc:
+            return IdentityCheck("unverified", topic, partition, f"ListOffsets failed: {exc}", kafka.cluster_id)
+        errors = [p.error for p in response.partitions if p.error.code]
+        if not errors:
+            return IdentityCheck("ok", topic, partition, None, kafka.cluster_id)
+        if errors[0].code not in (NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION):
+            return IdentityCheck("unverified", topic, partition, f"ListOffsets answered {errors[0]}",
+                                 kafka.cluster_id)
+        if attempt == 0:
+            wait_time(deadline, 0.25)
+            leader = _current_leader(conn, topic, partition, deadline)
+            if node_id is not None and leader is not None and leader != node_id:
+                return IdentityCheck("unverified", topic, partition, f"leadership of {topic}-{partition} moved to "
+                                     f"broker {leader} during the check", kafka.cluster_id)
+    return IdentityCheck("wrong_broker", topic, partition,
+                         f"ListOffsets for {topic}-{partition}, which this broker leads, answered {errors[0]} "
+                         "twice: the endpoint reaches a different broker", kafka.cluster_id)
+
+
+def _current_leader(conn: KafkaConnection, topic: str, partition: int, deadline: Deadline) -> int | None:
     try:
-        response = conn.list_offsets(topic, partition, timeout=deadline.cap(2.0))
-    except KafkaProbeError as exc:
-        return IdentityCheck("unverified", topic, partition, f"ListOffsets failed: {exc}", kafka.cluster_id)
-    codes = {p.error.code for p in response.partitions}
-    if codes & {NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION}:
-        error = next(p.error for p in response.partitions if p.error.code)
-        return IdentityCheck("wrong_broker", topic, partition,
-                             f"ListOffsets for {topic}-{partition}, which this broker leads, answered {error}: "
-                             "the endpoint reaches a different broker", kafka.cluster_id)
-    if codes - {0}:
-        error = next(p.error for p in response.partitions if p.error.code)
-        return IdentityCheck("unverified", topic, partition, f"ListOffsets answered {error}", kafka.cluster_id)
-    return IdentityCheck("ok", topic, partition, None, kafka.cluster_id)
+        response = conn.metadata(timeout=deadline.cap(2.0), topics=(topic,))
+    except KafkaProbeError:
+        return None
+    for found in response.topics:
+        for p in found.partitions:
+            if found.name == topic and p.partition_index == partition:
+                return p.leader_id
+    return None
 
 
 def check_address(host: str, port: int, *, deadline: Deadline, connect_timeout: float) -> tuple[DnsResult, TcpResult]:
