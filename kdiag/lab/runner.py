@@ -1,10 +1,12 @@
 """Bring a scenario up, run ``kdiag bootstrap`` from its vantages, judge each run, take it all down.
 
 :func:`scenario_up` is the one way a scenario comes to life: the topology (:func:`~kdiag.lab.netns.lab_up`),
-then the brokers, each cluster's nodes started side by side, in their hosts' namespaces, with their data
-in the run's state directory. Whatever fails on the way (a setup step, a broker that does not start,
-Ctrl-C, SIGTERM from ``kdiag lab down``) tears down everything made so far and raises; a
-:class:`~kdiag.lab.netns.LabError` names the step.
+its helper processes and ``before-brokers`` setup steps, then the brokers, each cluster's nodes started
+side by side, in their hosts' namespaces, with their data in the run's state directory, then its
+``after-brokers`` setup steps. ``{state_dir}`` in a step's argv, in a broker override's value or in a
+vantage's arguments is that run's state directory. Whatever fails on the way (a setup step, a broker
+that does not start, Ctrl-C, SIGTERM from ``kdiag lab down``) tears down everything made so far and
+raises; a :class:`~kdiag.lab.netns.LabError` names the step.
 
 A run records ``scenario.json`` in its state directory (``/run/kdiag-lab/<run>/``), so ``kdiag lab down``
 finds the ``kdiag lab up`` processes holding a scenario up and asks them to tear it down.
@@ -22,14 +24,14 @@ import sys
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Literal
 
 from kdiag.lab import netns
-from kdiag.lab.kafka import KAFKA_VERSION, KafkaCluster, KafkaLabError, uts_hostname_prefix
+from kdiag.lab.kafka import KAFKA_VERSION, BrokerSpec, KafkaCluster, KafkaLabError, uts_hostname_prefix
 from kdiag.lab.netns import LabError, LiveTopology, cleanup_stale, lab_up
-from kdiag.lab.scenarios.base import LabBroker, LabProcess, Scenario, Vantage, compare
+from kdiag.lab.scenarios.base import STATE_DIR, LabBroker, LabProcess, LabStep, Scenario, Vantage, compare
 
 SCENARIO_RECORD = "scenario.json"
 VANTAGE_TIMEOUT = 120.0
@@ -38,6 +40,8 @@ BROKER_START_TIMEOUT = 90.0
 """Seconds a scenario's brokers may take to start (about 4 s each on a 2-core machine)."""
 PROCESS_READY_TIMEOUT = 10.0
 """Seconds a scenario's helper process may take to listen on its ports."""
+SETUP_STEP_TIMEOUT = 60.0
+"""Seconds one setup step of a scenario may take."""
 STOP_WAIT = 30.0
 """Seconds ``kdiag lab down`` waits for an ``up`` process to finish its teardown."""
 
@@ -110,9 +114,13 @@ class LiveScenario:
     def ns(self, host: str) -> str:
         return self.live.ns(host)
 
+    def args(self, vantage: Vantage) -> list[str]:
+        """The vantage's ``kdiag`` arguments in this run (``{state_dir}`` replaced)."""
+        return [in_run(arg, self.live.state_dir) for arg in vantage.bootstrap_args]
+
     def command(self, vantage: Vantage) -> str:
         """The command a person runs (as root) to see what this vantage sees."""
-        args = " ".join(shlex.quote(arg) for arg in vantage.bootstrap_args)
+        args = " ".join(shlex.quote(arg) for arg in self.args(vantage))
         return f"ip netns exec {self.ns(vantage.host)} {shown_kdiag()} {args}"
 
     def run(self, vantage: Vantage, *, fmt: str = "json", color: bool = False, timeout: float = VANTAGE_TIMEOUT) -> VantageRun:
@@ -126,7 +134,7 @@ class LiveScenario:
         report_path = self.live.state_dir / f"report-{vantage.name}.json"
         report_path.unlink(missing_ok=True)
         # Under the lab host's name, so each report says where it was made ("from laptop").
-        argv = [*uts_hostname_prefix(vantage.host), *kdiag_command(), *vantage.bootstrap_args, "--format", fmt,
+        argv = [*uts_hostname_prefix(vantage.host), *kdiag_command(), *self.args(vantage), "--format", fmt,
                 "--output", str(report_path)]
         env = {**os.environ, "FORCE_COLOR": "1"} if color else {key: value for key, value in os.environ.items() if key != "FORCE_COLOR"}
         started = time.monotonic()
@@ -165,21 +173,39 @@ def scenario_up(scenario: Scenario, *, version: str = KAFKA_VERSION, mode: Mode 
         _record(live, scenario, mode)
         for process in scenario.processes:
             _start_process(live, process)
+        for step in scenario.setup:
+            if step.when == "before-brokers":
+                _run_setup_step(live, step)
         with ExitStack() as brokers:
             clusters = []
             # One cluster after the other, each cluster's nodes side by side; all from this thread,
             # since a broker dies with the thread that started it (kafka._parent_death_guard).
             for group in scenario.broker_groups():
                 clusters.append(brokers.enter_context(_start_cluster(live, group, version)))
+            for step in scenario.setup:
+                if step.when == "after-brokers":
+                    _run_setup_step(live, step)
             yield LiveScenario(scenario, live, clusters)
+
+
+def in_run(text: str, state_dir: Path) -> str:
+    """``text`` with ``{state_dir}`` replaced by this run's state directory."""
+    return text.replace(STATE_DIR, str(state_dir))
+
+
+def _in_run_spec(spec: BrokerSpec, state_dir: Path) -> BrokerSpec:
+    if not any(STATE_DIR in value for value in spec.overrides.values()):
+        return spec
+    return replace(spec, overrides={key: in_run(value, state_dir) for key, value in spec.overrides.items()})
 
 
 def _start_cluster(live: LiveTopology, group: Sequence[LabBroker], version: str) -> KafkaCluster:
     nodes = ", ".join(f"{broker.spec.node_id} in {broker.host}" for broker in group)
     step = f"start Kafka {version} broker{'s' if len(group) > 1 else ''} {nodes}"
+    specs = [_in_run_spec(broker.spec, live.state_dir) for broker in group]
     try:
         return KafkaCluster.start(
-            [broker.spec for broker in group], version=version, workdir=live.state_dir / "kafka",
+            specs, version=version, workdir=live.state_dir / "kafka",
             netns=[live.ns(broker.host) for broker in group], timeout=BROKER_START_TIMEOUT,
         )  # fmt: skip
     except (KafkaLabError, ValueError) as error:
@@ -208,6 +234,21 @@ def _start_process(live: LiveTopology, process: LabProcess) -> None:
             raise LabError(f"step {step} failed: {shlex.join(process.argv)}: {reason}" + (f"\n{output}" if output else ""),
                            step=step, argv=process.argv, stderr=output)
         time.sleep(0.02)
+
+
+def _run_setup_step(live: LiveTopology, setup: LabStep) -> None:
+    """Run ``setup`` in its host to completion; a LabError naming it, with its output, unless it exits 0."""
+    step = f"{setup.name} in {setup.host}"
+    argv = [in_run(arg, live.state_dir) for arg in setup.argv]
+    try:
+        done = live.run(setup.host, argv, timeout=SETUP_STEP_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise LabError.step_failed(step, argv, f"did not finish within {SETUP_STEP_TIMEOUT:g} s") from None
+    except OSError as error:
+        raise LabError.step_failed(step, argv, str(error)) from None
+    if done.returncode != 0:
+        output = (done.stderr.strip() or done.stdout.strip())[-2000:]
+        raise LabError.step_failed(step, argv, output or f"exit status {done.returncode}")
 
 
 def _tcp_listening(pid: int, port: int) -> bool:

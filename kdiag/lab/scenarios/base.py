@@ -7,6 +7,8 @@ A :class:`Scenario` holds everything ``kdiag lab`` needs and nothing it has to g
 * ``brokers``: the real Kafka brokers, each a :class:`~kdiag.lab.kafka.BrokerSpec` and the lab host it
   runs in (brokers sharing one ``quorum_voters`` form one cluster and start side by side);
 * ``processes``: helper processes besides Kafka (Docker's userland proxy, an HTTP server on a port);
+* ``setup``: commands run to completion while it comes up: before the brokers (the certificates a TLS
+  listener reads) or once they are up (a topic whose partitions sit on chosen brokers);
 * ``vantages``: where a client stands (a lab host), the bootstrap string it uses, extra ``kdiag
   bootstrap`` arguments, and the :class:`Expect`\\ ed outcome, with the reasoning in ``why``.
 
@@ -39,7 +41,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import Any, Literal
 
 from kdiag.lab.kafka import BrokerSpec
 from kdiag.lab.netns import LabError, Topology, validate
@@ -51,6 +53,9 @@ STAGES = ("dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip")
 STAGE_STATUSES = ("ok", "warn", "fail", "skip")
 EXIT_CODES = (0, 1)
 """A vantage ends healthy (0) or with problems found (1); usage errors (2) are not scenarios."""
+STATE_DIR = "{state_dir}"
+"""Stands for the run's state directory in a :class:`LabStep`'s ``argv``, in the values of a broker's
+``overrides`` and in a vantage's ``args``: where a step leaves files for the brokers and the clients."""
 _SCENARIO_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
 
@@ -212,8 +217,27 @@ class LabProcess:
         object.__setattr__(self, "listens_on", tuple(self.listens_on))
 
 
+@dataclass(frozen=True)
+class LabStep:
+    """A command run to completion in lab host ``host`` while the scenario comes up; it must exit 0.
+
+    ``when="before-brokers"`` runs it after the helper processes and before the brokers start (make the
+    certificates a TLS listener reads); ``"after-brokers"`` once they are up, before any vantage runs
+    (create a topic with its partitions on chosen brokers). :data:`STATE_DIR` in ``argv`` is replaced by
+    the run's state directory. ``name`` names it in the step that runs it.
+    """
+
+    name: str
+    host: str
+    argv: tuple[str, ...]
+    when: Literal["before-brokers", "after-brokers"] = "after-brokers"
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "argv", tuple(self.argv))
+
+
 def python_module(module: str, *args: str) -> tuple[str, ...]:
-    """``argv`` running ``module`` with this interpreter, for a :class:`LabProcess`."""
+    """``argv`` running ``module`` with this interpreter, for a :class:`LabProcess` or a :class:`LabStep`."""
     return (sys.executable, "-m", module, *args)
 
 
@@ -233,9 +257,10 @@ class Scenario:
     vantages: tuple[Vantage, ...]
     seed: str = ""
     processes: tuple[LabProcess, ...] = ()
+    setup: tuple[LabStep, ...] = ()
 
     def __post_init__(self) -> None:
-        for attribute in ("brokers", "vantages", "processes"):
+        for attribute in ("brokers", "vantages", "processes", "setup"):
             object.__setattr__(self, attribute, tuple(getattr(self, attribute)))
         check_scenario(self)
 
@@ -289,6 +314,14 @@ def check_scenario(scenario: Scenario) -> None:
             raise LabError(f"invalid {where}: process {process.name!r} runs in unknown host {process.host!r}")
         if not process.argv:
             raise LabError(f"invalid {where}: process {process.name!r} has no command")
+    for step in scenario.setup:
+        if step.host not in hosts:
+            raise LabError(f"invalid {where}: setup step {step.name!r} runs in unknown host {step.host!r}")
+        if not step.argv:
+            raise LabError(f"invalid {where}: setup step {step.name!r} has no command")
+        if step.when not in ("before-brokers", "after-brokers"):
+            raise LabError(f"invalid {where}: setup step {step.name!r} runs {step.when!r}, not before-brokers "
+                           "or after-brokers")
     if not scenario.vantages:
         raise LabError(f"invalid {where}: it has no vantage")
     names = [vantage.name for vantage in scenario.vantages]
