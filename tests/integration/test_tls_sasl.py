@@ -12,37 +12,33 @@ SASL       SASL_PLAINTEXT  127.0.0.1              PLAIN (admin, alice) and SCRAM
 SECURE     SASL_SSL        localhost              both of the above, and OAUTHBEARER (unsecured JWTs)
 =========  ==============  =====================  ===============================================
 
-The certificates are made with ``openssl`` for the module; the SCRAM user is created through the
-Admin API on the PLAINTEXT listener, the way an operator would. Every run goes through the real
-entry point and the assertions read its JSON report.
+The certificates are made with ``kdiag.lab.certs`` (openssl) for the module; the SCRAM user is
+created through the Admin API on the PLAINTEXT listener, the way an operator would. Every run goes
+through the real entry point and the assertions read its JSON report.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from kdiag.lab.certs import PLAIN_USERS, issue, make_ca, pem_keystore, sasl_listener
 from kdiag.lab.kafka import KAFKA_VERSION, BrokerSpec, KafkaBroker, Listener, free_ports
 from tests.kdiag_cli import KdiagRun, run_kdiag
 
 pytestmark = pytest.mark.broker
 
 CA_NAME = "kdiag test CA"
-ALICE_PLAIN = "alice-secret"
+ALICE_PLAIN = PLAIN_USERS["alice"]
 ALICE_SCRAM = "alice-scram-secret"
 WRONG_PASSWORD = "not-alices-password-42"
 
 
 # --- certificates --------------------------------------------------------------------------------
-
-
-def openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=60)
 
 
 @dataclass(frozen=True)
@@ -52,27 +48,10 @@ class Pki:
     localhost_only: Path  # key + chain for SAN DNS:localhost
 
 
-def issue(directory: Path, name: str, *, san: str) -> Path:
-    """A key and a certificate for ``san`` signed by the CA in ``directory``, as one PEM keystore file."""
-    openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
-            "-subj", f"/CN={name}", cwd=directory)
-    (directory / f"{name}.ext").write_text(f"subjectAltName={san}\nextendedKeyUsage=serverAuth\n"
-                                           "basicConstraints=CA:FALSE\n")
-    openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext", cwd=directory)
-    keystore = directory / f"{name}-keystore.pem"
-    keystore.write_text((directory / f"{name}.key").read_text() + (directory / f"{name}.pem").read_text()
-                        + (directory / "ca.pem").read_text())
-    return keystore
-
-
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
     directory = tmp_path_factory.mktemp("pki")
-    openssl("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", "ca.key", "-out", "ca.pem", "-days", "2",
-            "-subj", f"/CN={CA_NAME}", "-addext", "basicConstraints=critical,CA:TRUE",
-            "-addext", "keyUsage=critical,keyCertSign,cRLSign", cwd=directory)
-    return Pki(ca=directory / "ca.pem",
+    return Pki(ca=make_ca(directory, CA_NAME),
                broker=issue(directory, "broker", san="DNS:localhost,IP:127.0.0.1"),
                localhost_only=issue(directory, "localhost-only", san="DNS:localhost"))
 
@@ -88,28 +67,6 @@ class SecureBroker:
     misnamed: int
     sasl: int
     sasl_ssl: int
-
-
-def jaas(module: str, options: str = "") -> str:
-    return f"org.apache.kafka.common.security.{module} required{options};"
-
-
-def sasl_listener(name: str, *, oauthbearer: bool = False) -> dict[str, str]:
-    prefix = f"listener.name.{name.lower()}"
-    settings = {
-        f"{prefix}.sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-512" + (",OAUTHBEARER" if oauthbearer else ""),
-        f"{prefix}.plain.sasl.jaas.config": jaas("plain.PlainLoginModule", ' username="admin" password="admin-secret"'
-                                                 ' user_admin="admin-secret" user_alice="alice-secret"'),
-        f"{prefix}.scram-sha-512.sasl.jaas.config": jaas("scram.ScramLoginModule"),
-    }
-    if oauthbearer:  # the broker's default validator accepts unsecured JWTs: a lab setting, never production
-        settings[f"{prefix}.oauthbearer.sasl.jaas.config"] = jaas("oauthbearer.OAuthBearerLoginModule")
-    return settings
-
-
-def pem_keystore(name: str, path: Path) -> dict[str, str]:
-    prefix = f"listener.name.{name.lower()}"
-    return {f"{prefix}.ssl.keystore.type": "PEM", f"{prefix}.ssl.keystore.location": str(path)}
 
 
 @pytest.fixture(scope="module")
