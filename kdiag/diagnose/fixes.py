@@ -139,7 +139,10 @@ def shares_external_host(report: Report, brokers: Sequence[BrokerReport]) -> boo
         return False
     if is_loopback(used.host):
         return True
-    return all(classify_host(b.host).kind in (SINGLE_LABEL, CONTAINER_ID) for b in brokers)
+    # Container or pod names on every broker: they sit behind one host. Brokers that advertise names of
+    # their own beside them (a cluster with one broker misadvertised) are not behind the bootstrap host.
+    every = (*brokers, *report.cluster.brokers)
+    return all(classify_host(b.host).kind in (SINGLE_LABEL, CONTAINER_ID) for b in every)
 
 
 def external_address(report: Report, broker: BrokerReport, *, shared: bool) -> ExternalAddress:

@@ -78,6 +78,17 @@ def test_unresolvable_docker_brokers_behind_localhost_get_one_external_port_each
     assert "<" not in found.fix
 
 
+def test_one_broker_advertising_a_short_name_among_brokers_with_their_own_names_is_not_sent_to_the_bootstrap() -> None:
+    """Broker 3 of a cluster whose brokers 1 and 2 advertise names of their own: the bootstrap host is
+    broker 1, not a Docker host in front of them all, so neither the fix nor the /etc/hosts stopgap may
+    send broker 3's traffic there (that would make it a duplicate of broker 1)."""
+    report = broken(healthy(3), 3, host="kafka-3", dns=dns_fail("kafka-3"))
+    (found,) = run_rule(report, "ADVERTISED_UNRESOLVABLE")
+    assert "://kafka1.example.com:" not in found.fix  # neither Option 1 nor Option 2 advertises broker 1's name
+    assert "/etc/hosts" not in found.fix
+    assert "<address clients outside use for broker 3>" in found.fix
+
+
 def test_unresolvable_kubernetes_names_point_at_the_operator_settings() -> None:
     brokers = [unresolvable(n, f"kafka-{n}.kafka-headless.kafka.svc.cluster.local") for n in (0, 1, 2)]
     report = cluster_report("203.0.113.80:9094", ["203.0.113.80"], brokers)
