@@ -445,10 +445,11 @@ def _partial_cluster(report: Report) -> Finding | None:
     if count:
         parts.append(f"So producing to and consuming from the partitions {they_lead} fails while the rest work, which "
                      f"makes the problem look intermittent: {describe_partitions(led)}.")
-    else:
-        parts.append(f"{'It leads' if one else 'They lead'} none of the partitions this run saw, so nothing fails "
-                     f"yet; it will as soon as leadership moves to {'it' if one else 'them'}.")
     offsets = sum(len(p) for t, p in internal.items() if t == "__consumer_offsets")
+    if not count:
+        now = "producing works for now" if offsets else "nothing fails yet"
+        parts.append(f"{'It leads' if one else 'They lead'} none of the partitions of the topics this run saw, so "
+                     f"{now}; it fails as soon as leadership moves to {'it' if one else 'them'}.")
     if offsets:
         total = next((len(t.partitions) for t in cluster.topics if t.name == "__consumer_offsets"), offsets)
         parts.append(f"{who_bad} also {'leads' if one else 'lead'} {offsets} of {total} "
@@ -487,12 +488,14 @@ def coordinator_finding(report: Report) -> Finding | None:
     tcp_bad = coordinator.tcp is not None and coordinator.tcp.status in TCP_FAILURES
     if not (dns_bad or tcp_bad):
         return None
-    # The coordinator is a broker: when that broker is already blamed, its finding (and PARTIAL_CLUSTER) say it.
-    for broker in cluster.brokers:
-        same = broker.node_id == coordinator.node_id or (same_host(broker.host, coordinator.host)
-                                                         and broker.port == coordinator.port)
-        if same and broker_usable(report, broker) is False:
-            return None
+    # The coordinator is a broker. When that broker is blamed and no broker works from here, its finding says
+    # everything: producers fail as well. When others work, producers do and consumers hang: this finding.
+    blamed = next((b for b in cluster.brokers
+                   if (b.node_id == coordinator.node_id
+                       or (same_host(b.host, coordinator.host) and b.port == coordinator.port))
+                   and broker_usable(report, b) is False), None)
+    if blamed is not None and not any(broker_usable(report, b) for b in cluster.brokers):
+        return None
     where = hostport(coordinator.host, coordinator.port)
     node = f"broker {coordinator.node_id} at {where}" if coordinator.node_id is not None else where
     if dns_bad and coordinator.dns is not None:
@@ -505,7 +508,11 @@ def coordinator_finding(report: Report) -> Finding | None:
                    f"hang without consuming anything: a Java consumer logs `Group coordinator {where} (id: "
                    f"{_coordinator_connection_id(coordinator.node_id)} rack: null) is unavailable or invalid due to "
                    "cause: ... isDisconnected: true. Rediscovery will be attempted.` over and over.")
-    if dns_bad:
+    if blamed is not None:
+        fix = (f"Broker {blamed.node_id} is the coordinator: fix its advertised address as its finding above shows. "
+               f"Which broker coordinates a group:\n  kafka-consumer-groups.sh --bootstrap-server {_used(report)} "
+               f"--describe --group {coordinator.group} --state\nThen check again:\n  kdiag bootstrap {_used(report)}")
+    elif dns_bad:
         pseudo = BrokerReport(node_id=coordinator.node_id if coordinator.node_id is not None else -1,
                               host=coordinator.host, port=coordinator.port)
         fix = advertise_reachable_fix(report, [pseudo])

@@ -281,6 +281,16 @@ def test_partial_cluster_needs_at_least_one_usable_broker() -> None:
     assert run_rule(report, "PARTIAL_CLUSTER") == ()
 
 
+def test_partial_cluster_does_not_say_nothing_fails_when_the_broker_leads_only_consumer_offsets() -> None:
+    report = broken(healthy(2), 2, dns=dns_fail("kafka2.example.com"))
+    topics = (topics_for([1])[0], topics_for([2])[1])  # orders all on broker 1, __consumer_offsets on broker 2
+    report = cluster_report("kafka1.example.com:9092", ["203.0.113.11"], list(report.cluster.brokers), topics=topics)
+    (found,) = run_rule(report, "PARTIAL_CLUSTER")
+    assert found.severity == "error"
+    assert "nothing fails" not in found.explanation
+    assert "consumer groups whose coordinator is there hang" in found.explanation
+
+
 def test_partial_cluster_is_a_warning_when_the_broker_leads_nothing() -> None:
     report = broken(healthy(3), 2, dns=dns_fail("kafka2.example.com"))
     report = cluster_report("kafka1.example.com:9092", ["203.0.113.11"], list(report.cluster.brokers),
@@ -316,8 +326,20 @@ def test_coordinator_not_available_on_a_single_broker_suggests_the_offsets_repli
     assert "KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR: 1" in found.fix
 
 
-def test_coordinator_is_silent_when_its_broker_is_already_blamed() -> None:
+def test_coordinator_on_a_blamed_broker_fires_while_other_brokers_work() -> None:
+    """Producers to brokers 2 and 3 work, consumers in the group hang: the contract's case, even though
+    broker 1's own finding names the cause; the fix points there instead of repeating it."""
     report = broken(healthy(3), 1, dns=dns_fail("kafka1.example.com"))
+    report = with_coordinator(report, dns=dns_fail("kafka1.example.com"), tcp=None)
+    (found,) = run_rule(report, "COORDINATOR_UNREACHABLE")
+    assert "Producers work" in found.explanation and "kdiag-probe" in found.title
+    assert "Broker 1 is the coordinator" in found.fix and "advertised.listeners" not in found.fix
+
+
+def test_coordinator_is_silent_when_no_broker_works_from_here() -> None:
+    report = healthy(3)
+    for n in (1, 2, 3):
+        report = broken(report, n, dns=dns_fail(f"kafka{n}.example.com"))
     report = with_coordinator(report, dns=dns_fail("kafka1.example.com"), tcp=None)
     assert run_rule(report, "COORDINATOR_UNREACHABLE") == ()
 

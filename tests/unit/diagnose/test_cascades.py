@@ -52,11 +52,12 @@ def test_loopback_broker_is_not_also_reported_unreachable() -> None:
     assert ids(report) == ["ADVERTISED_LOOPBACK", "PARTIAL_CLUSTER"]
 
 
-def test_coordinator_on_a_blamed_broker_is_folded_into_partial_cluster() -> None:
+def test_coordinator_on_a_blamed_broker_among_working_ones_adds_coordinator_unreachable() -> None:
+    """The cause (broker 1's name), what fails for producers (its partitions) and for consumers (the group)."""
     report = with_broker(healthy(3), 1, dns=dns_fail("kafka1.example.com"), tcp=SKIPPED_TCP, kafka=SKIPPED_KAFKA,
                          identity=SKIPPED_IDENTITY)
     report = with_coordinator(report, dns=dns_fail("kafka1.example.com"), tcp=None)
-    assert ids(report) == ["ADVERTISED_UNRESOLVABLE", "PARTIAL_CLUSTER"]
+    assert ids(report) == ["ADVERTISED_UNRESOLVABLE", "PARTIAL_CLUSTER", "COORDINATOR_UNREACHABLE"]
 
 
 def test_unreachable_broker_with_failed_roundtrip_yields_no_roundtrip_failed() -> None:
