@@ -96,7 +96,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("directory", type=Path, help="where ca.pem and NAME-keystore.pem go")
     parser.add_argument("--ca-name", default=CA_NAME, help=f"the CA's common name (default: {CA_NAME})")
     parser.add_argument("servers", nargs="*", metavar="NAME=SAN",
-                        help="a certificate NAME-keystore.pem for subjectAltName SAN, e.g. broker=DNS:kafka.example.test")
+                        help="a certificate NAME-keystore.pem for subjectAltName SAN, e.g. "
+                             "broker=DNS:kafka.example.test")
     arguments = parser.parse_args(argv)
     servers = [server.partition("=") for server in arguments.servers]
     if any(not name or not san for name, _, san in servers):
