@@ -13,6 +13,7 @@ object per broker) and, when the finding concerns a single broker, that broker's
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -366,6 +367,10 @@ def _duplicate(report: Report) -> tuple[Finding, ...]:
 # --- ADVERTISED_WRONG_BROKER --------------------------------------------------------------------
 
 
+_ERROR_NAME = re.compile(r"[A-Z_]+(?: \(-?\d+\))?")
+"""A bare Kafka error name (``NOT_LEADER_OR_FOLLOWER``, ``NOT_LEADER_OR_FOLLOWER (6)``), not a sentence."""
+
+
 def wrong_brokers(report: Report) -> list[BrokerReport]:
     """Brokers whose endpoint was proven to reach another broker (or cluster).
 
@@ -390,7 +395,9 @@ def _wrong_broker(report: Report) -> tuple[Finding, ...]:
         else:
             title = f"Broker {broker.node_id}'s advertised address {where} leads to a different broker"
             probe = broker.identity
-            if probe.topic is not None and probe.partition is not None:
+            if probe.error and not _ERROR_NAME.fullmatch(probe.error):
+                proof = probe.error  # the probe's own sentence: what it asked and what came back
+            elif probe.topic is not None and probe.partition is not None:
                 proof = (f"asked for the offsets of {probe.topic}-{probe.partition}, which broker {broker.node_id} "
                          f"leads, it answered {probe.error or 'NOT_LEADER_OR_FOLLOWER'}")
             else:

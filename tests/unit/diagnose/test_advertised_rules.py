@@ -242,6 +242,17 @@ def test_wrong_broker_fires_when_the_endpoint_answers_for_another_broker() -> No
     assert "kcat -b kafka3.example.com:9092 -L" in found.fix
 
 
+def test_wrong_broker_quotes_the_probes_own_sentence_once() -> None:
+    """The identity probe's error is a whole sentence (what it asked, what came back): the explanation says
+    it once instead of wrapping it in another "it answered ..."."""
+    said = ("ListOffsets for orders-1, which this broker leads, answered NOT_LEADER_OR_FOLLOWER (6) twice: the "
+            "endpoint reaches a different broker")
+    report = with_broker(healthy(3), 2, identity=IdentityCheck("wrong_broker", topic="orders", partition=1, error=said))
+    (found,) = run_rule(report, "ADVERTISED_WRONG_BROKER")
+    assert f"but not broker 2: {said}." in found.explanation
+    assert found.explanation.count("ListOffsets") == 1
+
+
 def test_wrong_broker_names_another_cluster_when_the_cluster_id_differs() -> None:
     report = with_broker(healthy(3), 3, identity=IdentityCheck("wrong_broker", cluster_id="OTHERCLUSTERid"))
     (found,) = run_rule(report, "ADVERTISED_WRONG_BROKER")
