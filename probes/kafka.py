@@ -42,6 +42,8 @@ from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
 from probes.tls import TlsClient, TlsSettings, name_in_certificate
 
 CLIENT_ID = "kdiag"
+# A broker answers ApiVersions in milliseconds; a port silent this long is not a working broker.
+API_VERSIONS_WAIT = 5.0
 
 
 class KafkaProbeError(Exception):
@@ -120,8 +122,15 @@ class KafkaConnection:
             if self.received:
                 raise KafkaProbeError("error", f"{what}: only {self.received} bytes arrived within {timeout:g}s "
                                       "(a very slow or stalled peer)", received=self.received) from None
-            raise KafkaProbeError("error", f"no answer to {what} within {timeout:g}s "
-                                  "(the port accepts connections but does not speak Kafka, or is overloaded)") from None
+            if self.protocol.in_flight == 1 and isinstance(request, ApiVersionsRequest):
+                # Nothing at all came back to the first request a Kafka broker answers in
+                # milliseconds: evidence of another protocol waiting for input of its own.
+                silent = ForeignBytes("silent", f"no answer at all within {timeout:.3g}s: the port accepted the "
+                                      "connection but sent nothing back (a server of another protocol waiting for "
+                                      "input of its own, e.g. HTTP, or a hung broker)", "")
+                raise KafkaProbeError("not_kafka", f"no answer to {what} within {timeout:.3g}s", foreign=silent)
+            raise KafkaProbeError("error", f"no answer to {what} within {timeout:.3g}s "
+                                  "(the broker accepted the connection but stalled)") from None
         except OSError as exc:
             if isinstance(exc, KafkaProbeError):
                 raise
@@ -197,7 +206,7 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
     deadline = started + timeout
     api_version = None
     try:
-        api = conn.api_versions or conn.negotiate(timeout=timeout)
+        api = conn.api_versions or conn.negotiate(timeout=min(timeout, API_VERSIONS_WAIT))
         api_version = api.version
         response = conn.metadata(timeout=max(deadline - time.monotonic(), 0.001), version=metadata_version)
     except ConnectionClosed as exc:
@@ -341,7 +350,7 @@ def authenticate(conn: KafkaConnection, sasl: SaslSettings, *, timeout: float,
         return replace(base, duration_ms=elapsed_ms(started), **changes), None
 
     try:
-        api = conn.api_versions or conn.negotiate(timeout=timeout)
+        api = conn.api_versions or conn.negotiate(timeout=min(timeout, API_VERSIONS_WAIT))
     except KafkaProbeError as exc:
         skipped = replace(base, status="skip", error=f"ApiVersions before the SASL handshake failed: {exc}",
                           duration_ms=elapsed_ms(started))

@@ -84,3 +84,11 @@ def test_pinned_metadata_version_the_broker_does_not_speak_is_said_plainly():
         code, report, _stderr, _ = bootstrap(peer.port, "--metadata-version", "2")
     assert code == 1
     assert "Metadata v2 was asked for, but the broker speaks v4-v12" in report["stages"][2]["summary"]
+
+
+def test_a_port_that_accepts_but_never_answers_is_not_kafka_not_a_silent_failure():
+    with FakeBroker([expect_request(API_VERSIONS)]) as peer:
+        code, report, _stderr, seconds = bootstrap(peer.port, "--timeout", "2")
+    assert code == 1
+    assert finding_ids(report) == {"NOT_KAFKA"}
+    assert seconds < 3

@@ -182,13 +182,14 @@ def test_peer_sending_one_byte_a_second_ends_within_the_timeout_naming_the_slown
     assert re.search(r"only \d+ bytes arrived within 1\.\d+s \(a very slow or stalled peer\)", check.error)
 
 
-def test_silent_peer_ends_within_the_timeout_with_no_answer():
+def test_silent_peer_ends_within_the_timeout_as_not_kafka_saying_nothing_came_back():
     with FakeBroker([expect_request(API_VERSIONS)]) as broker:
         check, _response, elapsed = run_check(broker, timeout=0.8)
 
     assert elapsed < 0.8 + 0.5
-    assert check.status == "error"
+    assert (check.status, check.foreign.kind) == ("not_kafka", "silent")
     assert re.search(r"no answer to ApiVersions within 0\.\d+s", check.error)
+    assert "sent nothing back" in check.foreign.description
 
 
 def test_peer_closing_before_any_answer_is_an_error_not_a_hang():
