@@ -426,3 +426,7 @@ app.add_typer(lab_app, name="lab")
 from kdiag.capture.command import register as _register_capture  # noqa: E402  (scapy only when capturing)
 
 _register_capture(app)
+
+from kdiag.explain import command as _explain  # noqa: E402  (cheap: the patterns are imported when it runs)
+
+app.command("explain", **_explain.COMMAND)(_explain.explain_command)

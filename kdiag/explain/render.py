@@ -1,0 +1,71 @@
+"""``kdiag explain``'s answer as text, Markdown or JSON: pure functions of an ``Explanation``.
+
+Findings are drawn exactly as in a report (the same rich layout and the same Markdown blocks), so a
+support engineer reads one format whichever command produced it.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+
+from kdiag.explain.engine import Explanation, explanation_to_dict
+from kdiag.render import Format
+
+NOTHING_RECOGNISED = "No Kafka client error recognised in {lines}: kdiag explain has nothing to say about it."
+NO_PROBLEM = "No problem found in {lines}: what kdiag recognised ({recognised}) is not an error."
+
+
+def render_explanation(explanation: Explanation, fmt: Format, *, width: int = 100, color: bool = False) -> str:
+    fmt = Format(fmt)
+    if fmt is Format.JSON:
+        return json.dumps(explanation_to_dict(explanation), indent=2, ensure_ascii=False) + "\n"
+    if fmt is Format.MARKDOWN:
+        return render_markdown(explanation)
+    return render_text(explanation, width=width, color=color)
+
+
+def _lines(count: int) -> str:
+    return f"{count} line" if count == 1 else f"{count} lines"
+
+
+def summary_line(explanation: Explanation) -> str:
+    """One line on what was read; for no findings, the one calm line that is the whole answer."""
+    if not explanation.findings:
+        if explanation.recognised_lines:
+            return NO_PROBLEM.format(lines=_lines(explanation.lines), recognised=_lines(explanation.recognised_lines))
+        return NOTHING_RECOGNISED.format(lines=_lines(explanation.lines) if explanation.lines else "the input")
+    count = len(explanation.findings)
+    parts = [f"{_lines(explanation.lines)} read", f"{explanation.recognised_lines} recognised",
+             f"{count} finding{'s' if count != 1 else ''}"]
+    if explanation.truncated_lines:
+        parts.append(f"{explanation.truncated_lines} cut at 4096 characters")
+    if explanation.binary_lines:
+        parts.append(f"{explanation.binary_lines} binary")
+    return "kdiag explain: " + ", ".join(parts) + "."
+
+
+def render_text(explanation: Explanation, *, width: int = 100, color: bool = False) -> str:
+    if not explanation.findings:
+        return summary_line(explanation) + "\n"
+    from rich.console import Console
+    from rich.text import Text
+
+    from kdiag.render.text import _draw_finding  # the report's own finding layout
+
+    console = Console(file=io.StringIO(), width=width, color_system="truecolor" if color else None,
+                      force_terminal=color, highlight=False, emoji=False, markup=False)
+    console.print(Text(summary_line(explanation), style="bold"))
+    console.print()
+    for finding in explanation.findings:
+        _draw_finding(console, finding)
+    text = console.file.getvalue()  # type: ignore[attr-defined]
+    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
+
+
+def render_markdown(explanation: Explanation) -> str:
+    from kdiag.render.markdown import _finding  # the report's own finding blocks
+
+    blocks = ["## kdiag explain", summary_line(explanation)]
+    blocks.extend(_finding(f) for f in explanation.findings)
+    return "\n\n".join(blocks) + "\n"

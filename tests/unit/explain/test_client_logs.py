@@ -1,0 +1,175 @@
+"""kdiag explain on output captured from real clients against real brokers (tests/fixtures/client_logs).
+
+The integration test produced these files and checks the same ids against live clients; here they
+run without a broker, so a change to a pattern that breaks a real line fails fast.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.explain.helpers import CLIENT_LOGS, client_log, explained, ids, only, output_only
+
+EC2 = "ip-172-31-18-160.us-west-2.compute.internal"
+
+EXPECTED = {
+    "ec2_internal_advertised.kcat_produce": "ADVERTISED_UNRESOLVABLE",
+    "ec2_internal_advertised.kcat_consume": "ADVERTISED_UNRESOLVABLE",
+    "ec2_internal_advertised.confluent_producer": "ADVERTISED_UNRESOLVABLE",
+    "ec2_internal_advertised.console_producer": "ADVERTISED_UNRESOLVABLE",
+    "ec2_internal_advertised.console_producer_idempotent": "ADVERTISED_UNRESOLVABLE",
+    "advertised_dead_port.kcat_produce": "ADVERTISED_UNREACHABLE",
+    "advertised_dead_port.kcat_consume": "ADVERTISED_UNREACHABLE",
+    "advertised_dead_port.confluent_producer": "ADVERTISED_UNREACHABLE",
+    "advertised_dead_port.console_producer": "ADVERTISED_UNREACHABLE",
+    "advertised_filtered.kcat_produce": "ADVERTISED_UNREACHABLE",
+    "advertised_filtered.confluent_producer": "ADVERTISED_UNREACHABLE",
+    "advertised_filtered.console_producer": "ROUNDTRIP_FAILED",
+    "bootstrap.refused.kcat_list": "BOOTSTRAP_REFUSED",
+    "bootstrap.refused.kcat_produce": "BOOTSTRAP_REFUSED",
+    "bootstrap.refused.confluent_producer": "BOOTSTRAP_REFUSED",
+    "bootstrap.refused.console_producer": "BOOTSTRAP_REFUSED",
+    "bootstrap.unresolvable.kcat_list": "BOOTSTRAP_UNRESOLVABLE",
+    "bootstrap.unresolvable.confluent_producer": "BOOTSTRAP_UNRESOLVABLE",
+    "bootstrap.unresolvable.console_producer": "BOOTSTRAP_UNRESOLVABLE",
+    "bootstrap.filtered.kcat_list": "BOOTSTRAP_TIMEOUT",
+    "bootstrap.filtered.confluent_producer": "BOOTSTRAP_TIMEOUT",
+    "bootstrap.filtered.console_producer": "ROUNDTRIP_FAILED",
+    "tls.plaintext_on_tls.kcat_list": "TLS_EXPECTED",
+    "tls.plaintext_on_tls.console_producer": "TLS_EXPECTED",
+    "tls.untrusted.kcat_list": "TLS_CERT_UNTRUSTED",
+    "tls.untrusted.console_producer": "TLS_CERT_UNTRUSTED",
+    "tls.name_not_in_certificate.kcat_list": "TLS_CERT_UNTRUSTED",
+    "tls.name_not_in_certificate.console_producer": "TLS_HOSTNAME_MISMATCH",
+    "tls.tls_on_plaintext.kcat_list": "TLS_UNEXPECTED",
+    "tls.tls_on_plaintext.console_producer": "TLS_UNEXPECTED",
+    "sasl.required.kcat_list": "SASL_REQUIRED",
+    "sasl.required.console_producer": "ROUNDTRIP_FAILED",
+    "sasl.wrong_password.kcat_list": "SASL_AUTH_FAILED",
+    "sasl.wrong_password.console_producer": "SASL_AUTH_FAILED",
+    "sasl.wrong_mechanism.kcat_list": "SASL_MECHANISM_MISMATCH",
+    "sasl.wrong_mechanism.console_producer": "SASL_MECHANISM_MISMATCH",
+    "sasl.sasl_on_plaintext.kcat_list": "SASL_MECHANISM_MISMATCH",
+    "topic_missing.kcat_consume": "TOPIC_NOT_FOUND",
+    "topic_missing.console_producer": "TOPIC_NOT_FOUND",
+}
+
+
+def test_every_captured_log_has_an_expectation():
+    captured = {p.stem for p in CLIENT_LOGS.glob("*.log")}
+    assert captured - {"ec2_internal_advertised.kcat_list"} == set(EXPECTED)
+
+
+@pytest.mark.parametrize("name", sorted(EXPECTED))
+def test_captured_client_output_maps_to_the_reports_finding_id(name):
+    explanation = explained(client_log(name))
+    assert ids(explanation)[:1] == [EXPECTED[name]], explanation.findings
+    first = explanation.findings[0]
+    assert first.severity == "error"
+    assert first.evidence["lines"], "a finding rests on log lines"
+    assert first.evidence["confirm"].startswith("kdiag bootstrap ")
+    assert first.fix
+
+
+def test_kcat_list_of_the_ec2_broker_from_its_own_machine_is_not_a_problem():
+    """kcat -L through 127.0.0.1 lists the EC2 name: from the broker's own machine that is fine."""
+    explanation = explained(client_log("ec2_internal_advertised.kcat_list"))
+    assert explanation.findings == ()
+    assert explanation.recognised_lines >= 2  # the metadata header and the broker line
+
+
+def test_ec2_finding_names_the_host_and_node_and_keeps_the_internal_listener():
+    finding = only(explained(client_log("ec2_internal_advertised.kcat_produce")), "ADVERTISED_UNRESOLVABLE")
+    assert (finding.evidence["host"], finding.evidence["node_id"], finding.evidence["role"]) == (EC2, 1, "advertised")
+    assert finding.evidence["host_kind"] == "ec2_internal"
+    # The client bootstrapped through 127.0.0.1: never advertise loopback to others (no Option 1 here).
+    assert "Option 1" not in finding.fix and "Option 2" in finding.fix
+    assert f"INTERNAL://{EC2}" in finding.fix and "KAFKA_ADVERTISED_LISTENERS" in finding.fix
+    bootstrap = client_log("ec2_internal_advertised.kcat_produce").split("-b ")[1].split()[0]
+    assert finding.evidence["confirm"] == f"kdiag bootstrap {bootstrap} --topic t"
+
+
+def test_java_unknown_host_lines_take_port_and_node_from_the_connection_line_above():
+    finding = only(explained(client_log("ec2_internal_advertised.console_producer")), "ADVERTISED_UNRESOLVABLE")
+    assert finding.evidence["node_id"] == 1 and finding.evidence["port"] is not None
+    assert finding.evidence["client"] == "java"
+    assert finding.evidence["count"] > len(finding.evidence["lines"])  # repeated lines collapse
+
+
+def test_repeated_identical_lines_collapse_into_one_finding_with_a_count():
+    explanation = explained(client_log("bootstrap.refused.confluent_producer"))
+    assert ids(explanation) == ["BOOTSTRAP_REFUSED"]
+    evidence = explanation.findings[0].evidence
+    assert len(evidence["lines"]) == 1 and evidence["count"] >= 5
+
+
+def test_dead_advertised_port_without_the_command_is_the_loopback_case():
+    """Without the command line the bootstrap is unknown: a refused 127.0.0.1 advertised to a client
+    somewhere is what ADVERTISED_LOOPBACK describes, and the explanation names the other case."""
+    explanation = explained(output_only(client_log("advertised_dead_port.kcat_produce")))
+    finding = only(explanation, "ADVERTISED_LOOPBACK")
+    assert "ADVERTISED_UNREACHABLE" in finding.explanation
+
+
+def test_filtered_advertised_port_is_a_timeout():
+    finding = only(explained(client_log("advertised_filtered.kcat_produce")), "ADVERTISED_UNREACHABLE")
+    assert finding.evidence["tcp_status"] == "timeout"
+    assert "the same host on another port" in finding.explanation  # bootstrap 127.0.0.1:X, advertised 127.0.0.1:Y
+    assert "advertised.listeners" in finding.fix
+
+
+def test_java_expiring_alone_explains_likely_causes_and_the_exact_command():
+    paste = client_log("advertised_filtered.console_producer")
+    finding = only(explained(paste), "ROUNDTRIP_FAILED")
+    assert "Expiring 1 record(s) for t-0" in finding.evidence["lines"][0]
+    assert "advertised address" in finding.explanation
+    bootstrap = paste.split("--bootstrap-server ")[1].split()[0]
+    assert f"kdiag bootstrap {bootstrap} --topic t" in finding.fix
+
+
+def test_java_oom_in_network_receive_is_a_tls_listener():
+    finding = only(explained(client_log("tls.plaintext_on_tls.console_producer")), "TLS_EXPECTED")
+    assert any("OutOfMemoryError" in line for line in finding.evidence["related_lines"])
+    assert "security.protocol=SSL" in finding.fix
+
+
+def test_java_ssl_handshake_failure_is_explained_by_its_caused_by_line():
+    explanation = explained(client_log("tls.name_not_in_certificate.console_producer"))
+    assert ids(explanation) == ["TLS_HOSTNAME_MISMATCH"]  # the generic "SSL handshake failed" is folded in
+    finding = explanation.findings[0]
+    assert finding.evidence["host"] == "127.0.0.1"
+    assert any("failed authentication" in c["line"] for c in finding.evidence["consequences"])
+
+
+def test_librdkafka_plaintext_client_on_tls_listener():
+    finding = only(explained(client_log("tls.plaintext_on_tls.kcat_list")), "TLS_EXPECTED")
+    assert finding.evidence["role"] == "bootstrap"
+    assert "librdkafka sent its first plaintext request" in finding.explanation
+
+
+def test_sasl_mechanism_lists_what_the_listener_enables():
+    for name in ("sasl.wrong_mechanism.kcat_list", "sasl.wrong_mechanism.console_producer"):
+        finding = only(explained(client_log(name)), "SASL_MECHANISM_MISMATCH")
+        assert finding.evidence["client_mechanism"] == "SCRAM-SHA-512"
+        assert finding.evidence["sasl_mechanisms"] == ["PLAIN"]
+
+
+def test_sasl_client_on_a_listener_without_sasl():
+    finding = only(explained(client_log("sasl.sasl_on_plaintext.kcat_list")), "SASL_MECHANISM_MISMATCH")
+    assert finding.evidence["sasl_mechanisms"] == []
+    assert "no SASL" in finding.title
+
+
+@pytest.mark.parametrize("name", ["sasl.wrong_password.kcat_list", "sasl.wrong_password.console_producer"])
+def test_the_pasted_password_is_nowhere_in_the_answer(name):
+    from kdiag.explain.engine import explanation_to_dict
+    from kdiag.explain.render import render_explanation
+    from kdiag.render import Format
+
+    paste = client_log(name)
+    assert "wrong-password-7f3a" in paste
+    explanation = explained(paste)
+    assert ids(explanation)[:1] == ["SASL_AUTH_FAILED"]
+    for fmt in Format:
+        assert "wrong-password-7f3a" not in render_explanation(explanation, fmt)
+    assert "wrong-password-7f3a" not in str(explanation_to_dict(explanation))
