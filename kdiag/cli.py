@@ -427,6 +427,8 @@ from kdiag.capture.command import register as _register_capture  # noqa: E402  (
 
 _register_capture(app)
 
+from kdiag import diff as _diff  # noqa: E402  (cheap: the report model is imported when a diff runs)
 from kdiag.explain import command as _explain  # noqa: E402  (cheap: the patterns are imported when it runs)
 
 app.command("explain", **_explain.COMMAND)(_explain.explain_command)
+app.command("diff", **_diff.COMMAND)(_diff.diff_command)
