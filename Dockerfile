@@ -6,8 +6,8 @@
 #   docker run --rm kdiag bootstrap kafka:9092 --capture     # the metadata on the wire (needs NET_RAW)
 #
 # Live capture needs CAP_NET_RAW (Docker's default set has it; Kubernetes:
-# securityContext.capabilities.add: [NET_RAW]); nothing else needs privileges. Note: this project's machines have no Docker engine, so this file is not
-# built in CI; the same install steps (pip install '.[capture]', libpcap) are what CI exercises.
+# securityContext.capabilities.add: [NET_RAW]); nothing else needs privileges.
+# This project's machines have no Docker engine, so this file is not built in CI; the same install steps (pip install '.[capture]', libpcap) are what CI exercises.
 FROM python:3.11-slim
 
 RUN apt-get update \
