@@ -7,7 +7,8 @@
 #
 # Live capture needs CAP_NET_RAW (Docker's default set has it; Kubernetes:
 # securityContext.capabilities.add: [NET_RAW]); nothing else needs privileges.
-# This project's machines have no Docker engine, so this file is not built in CI; the same install steps (pip install '.[capture]', libpcap) are what CI exercises.
+# This project's machines have no Docker engine, so this file is not built in CI; the same install
+# steps (pip install '.[capture]', libpcap) are what CI exercises.
 FROM python:3.11-slim
 
 RUN apt-get update \
