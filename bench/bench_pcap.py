@@ -2,13 +2,14 @@
 
     python -m bench.bench_pcap                    # 1M-packet mixed capture: kdiag vs tshark
     python -m bench.bench_pcap --big-gb 2         # also peak RSS of kdiag on a ~2 GB capture
-    python -m bench.bench_pcap --live 5           # also live capture's cost on 5+5 healthy bootstrap runs
+    python -m bench.bench_pcap --no-mixed --live 20   # only live capture's cost: 20 runs each of 3 modes x 2
 
 Captures are generated into bench/out (git-ignored). Both tools read the same file in the same run;
 ``/usr/bin/time -v`` gives each one's wall time, CPU time and peak RSS. Results go to
 bench/results/pcap.json (``python -m bench.report`` puts them in BENCHMARKS.md). Nothing is tuned to
 pass: the numbers are what this machine measured. Targets (issue 4): throughput >= 1x tshark, peak
-RSS <= 200 MB on a 2 GB capture, live capture adds <= 10% to a healthy bootstrap run.
+RSS <= 200 MB on a 2 GB capture, live capture adds <= 10% to a healthy bootstrap run (whole process,
+median of >= 10 runs each without --capture and with it on the raw and the scapy backends, same run).
 """
 
 from __future__ import annotations
@@ -107,13 +108,14 @@ def generate(path: Path, *, packets: int, flows: int, seed: int = 1, fetch_max: 
             "operations": operations}
 
 
-def timed(argv: list[str]) -> dict:
+def timed(argv: list[str], *, env: dict[str, str] | None = None) -> dict:
     """Runs ``argv`` under /usr/bin/time -v: wall seconds, CPU seconds (user + system), peak RSS.
 
     CPU time is reported beside wall time because this machine is shared: other jobs (brokers,
     test suites) inflate wall time unevenly between two runs, CPU time much less so."""
     start = time.perf_counter()
-    done = subprocess.run(["/usr/bin/time", "-v", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False)
+    done = subprocess.run(["/usr/bin/time", "-v", *argv], stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=False,
+                          env=env)
     seconds = time.perf_counter() - start
 
     def field(name: bytes) -> float:
@@ -180,62 +182,126 @@ def bench_big(out: Path, gigabytes: float, with_tshark: bool) -> dict:
 
 # --- live capture overhead -------------------------------------------------------------------------------
 
+# Where a capture run's time goes, in process: starting the capture, the probe under capture, stopping it
+# with the summary. argv: mode (plain | capture), bootstrap; the backend comes from the environment. What
+# every `kdiag bootstrap` imports before or during the probe (the CLI, the diagnosis rules) is imported
+# first, so that the start is what the capture itself adds.
 LIVE_ONE = """\
 import json, sys, time
-start = time.perf_counter()
-from kdiag import orchestrate
+from kdiag import cli, orchestrate
+import kdiag.diagnose
 from kdiag.target import parse_bootstrap
 options = orchestrate.BootstrapOptions(targets=parse_bootstrap(sys.argv[2]), timeout=30.0)
+extra = {}
 if sys.argv[1] == "capture":
     before = time.perf_counter()
     from kdiag.capture.command import finish_live_capture, start_live_capture
     capture = start_live_capture(options.targets)
-    started = time.perf_counter()
-    report = orchestrate.run_bootstrap(options)
-    probed = time.perf_counter()
+    extra["capture_start_s"] = time.perf_counter() - before
+started = time.perf_counter()
+report = orchestrate.run_bootstrap(options)
+probed = time.perf_counter()
+extra["probe_s"] = probed - started
+if sys.argv[1] == "capture":
     summary = finish_live_capture(capture, report)
-    extra = {"capture_start_s": started - before, "capture_finish_s": time.perf_counter() - probed,
-             "probe_s": probed - started, "metadata_captured": len(summary.metadata),
-             "kafka_flows": sum(f.protocol == "kafka" for f in summary.flows), "packets": summary.packets}
-else:
-    report = orchestrate.run_bootstrap(options)
-    extra = {}
-print(json.dumps({"seconds": time.perf_counter() - start, "problems": len(report.problems), **extra}))
+    extra.update(capture_finish_s=time.perf_counter() - probed, backend=capture.backend,
+                 metadata_captured=len(summary.metadata), packets=summary.packets)
+print(json.dumps({"problems": len(report.problems), **extra}))
 """
 
+# What each measured run is: kdiag's console script, as a user runs it (round trip included).
+LIVE_MODES = {
+    "plain": ((), {}),
+    "raw": (("--capture",), {"KDIAG_CAPTURE_BACKEND": "raw"}),
+    "scapy": (("--capture",), {"KDIAG_CAPTURE_BACKEND": "scapy"}),
+}
 
-def bench_live(runs: int, workdir: Path) -> dict:
-    """Healthy ``kdiag bootstrap`` runs (round trip included) against a real broker, alternately without
-    and with live capture on every interface, each in a fresh process (so scapy's import counts)."""
+
+def live_conditions(out: Path) -> dict[str, dict[str, str | None]]:
+    """How Python finds kdiag's bytecode. ``compiled``: as an installed kdiag, whose .pyc files pip wrote
+    at install time (here a pycache under bench/out, filled by the warm-up runs). ``source``: every kdiag
+    module compiled from source on each run, which is how this repository's dev setup runs it
+    (PYTHONDONTWRITEBYTECODE=1, no __pycache__): the capture modules' compile time then counts too."""
+    return {"compiled": {"PYTHONPYCACHEPREFIX": str(out / "pycache"), "PYTHONDONTWRITEBYTECODE": None},
+            "source": {"PYTHONPYCACHEPREFIX": None, "PYTHONDONTWRITEBYTECODE": "1"}}
+
+
+def _environment(changes: dict[str, str | None]) -> dict[str, str]:
+    env = dict(os.environ)
+    for key, value in changes.items():
+        if value is None:
+            env.pop(key, None)
+        else:
+            env[key] = value
+    return env
+
+
+def _live_run(bootstrap: str, mode: str, env: dict[str, str]) -> dict:
+    args, backend = LIVE_MODES[mode]
+    result = timed(kdiag_argv("bootstrap", bootstrap, "--json", *args), env={**env, **backend})
+    report = json.loads(result.pop("stdout"))
+    if result["exit"] != 0 or report["findings"]:
+        raise RuntimeError(f"{mode}: the bootstrap run was not healthy (exit {result['exit']}, "
+                           f"findings {[f['id'] for f in report['findings']]})")
+    if mode != "plain":
+        capture = report.get("capture") or {}
+        if not capture.get("metadata"):
+            raise RuntimeError(f"{mode}: the capture decoded no Metadata response")
+        result["metadata_captured"] = len(capture["metadata"])
+    return result
+
+
+def bench_live(runs: int, out: Path) -> dict:
+    """Healthy ``kdiag bootstrap --json`` runs (round trip included) against a real broker, each a fresh
+    process timed whole: without capture, with --capture on the raw backend and on the scapy backend.
+    The three modes take turns, each round in a rotated order, so the machine's other load falls on all
+    three alike; the median of ``runs`` each. Under both bytecode conditions (see live_conditions)."""
     from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, loopback_specs
 
-    samples: dict[str, list[dict]] = {"plain": [], "capture": []}
-    with KafkaBroker.start(loopback_specs(1)[0], version=KAFKA_VERSION, workdir=workdir) as broker:
+    modes = list(LIVE_MODES)
+    results: dict = {"kafka_version": KAFKA_VERSION, "runs_each": runs, "conditions": {}, "breakdown": {}}
+    with KafkaBroker.start(loopback_specs(1)[0], version=KAFKA_VERSION, workdir=out / "live-broker") as broker:
         bootstrap = broker.bootstrap_servers
-        for mode in ("plain", "capture"):  # warm up: topic creation, JVM JIT, page cache
-            subprocess.run([sys.executable, "-c", LIVE_ONE, mode, bootstrap], capture_output=True, check=True)
-        for _ in range(runs):
-            for mode in ("plain", "capture"):
-                wall = time.perf_counter()
-                done = subprocess.run([sys.executable, "-c", LIVE_ONE, mode, bootstrap], capture_output=True,
-                                      text=True, check=True)
-                sample = json.loads(done.stdout)
-                sample["process_seconds"] = time.perf_counter() - wall
-                samples[mode].append(sample)
-    plain = statistics.median(s["process_seconds"] for s in samples["plain"])
-    captured = statistics.median(s["process_seconds"] for s in samples["capture"])
-    return {
-        "kafka_version": KAFKA_VERSION, "runs_each": runs,
-        "plain_median_s": round(plain, 3), "capture_median_s": round(captured, 3),
-        "overhead_pct": round((captured - plain) / plain * 100, 1),
-        "plain_inprocess_median_s": round(statistics.median(s["seconds"] for s in samples["plain"]), 3),
-        "capture_inprocess_median_s": round(statistics.median(s["seconds"] for s in samples["capture"]), 3),
-        "capture_start_median_s": round(statistics.median(s["capture_start_s"] for s in samples["capture"]), 3),
-        "capture_finish_median_s": round(statistics.median(s["capture_finish_s"] for s in samples["capture"]), 3),
-        "probe_under_capture_median_s": round(statistics.median(s["probe_s"] for s in samples["capture"]), 3),
-        "problems": sorted({s["problems"] for s in samples["plain"] + samples["capture"]}),
-        "metadata_captured": sorted({s["metadata_captured"] for s in samples["capture"]}),
-    }
+        for condition, changes in live_conditions(out).items():
+            env = _environment(changes)
+            for mode in modes * 2:  # warm up: topic creation, JVM JIT, page cache, the pycache
+                _live_run(bootstrap, mode, env)
+            samples: dict[str, list[dict]] = {mode: [] for mode in modes}
+            for round_number in range(runs):
+                shift = round_number % len(modes)
+                for mode in modes[shift:] + modes[:shift]:
+                    samples[mode].append(_live_run(bootstrap, mode, env))
+            results["conditions"][condition] = _live_medians(samples)
+        env = _environment(live_conditions(out)["compiled"])
+        breakdown: dict[str, list[dict]] = {"plain": [], "raw": [], "scapy": []}
+        for _ in range(max(5, runs // 2)):
+            for mode in breakdown:
+                done = subprocess.run([sys.executable, "-c", LIVE_ONE, "plain" if mode == "plain" else "capture",
+                                       bootstrap], capture_output=True, text=True, check=True,
+                                      env={**env, **LIVE_MODES[mode][1]})
+                breakdown[mode].append(json.loads(done.stdout))
+        for mode, measured in breakdown.items():
+            results["breakdown"][mode] = {key: round(statistics.median(m[key] for m in measured), 4)
+                                          for key in ("capture_start_s", "probe_s", "capture_finish_s")
+                                          if key in measured[0]}
+    results["load_average_at_end"] = os.getloadavg()
+    return results
+
+
+def _live_medians(samples: dict[str, list[dict]]) -> dict:
+    medians = {}
+    for mode, runs in samples.items():
+        medians[mode] = {"wall_median_s": round(statistics.median(r["seconds"] for r in runs), 3),
+                         "wall_min_s": round(min(r["seconds"] for r in runs), 3),
+                         "cpu_median_s": round(statistics.median(r["cpu_seconds"] for r in runs), 3),
+                         "wall_all_s": [r["seconds"] for r in runs]}
+    plain = medians["plain"]
+    for mode in ("raw", "scapy"):
+        medians[mode]["wall_overhead_pct"] = round(
+            (medians[mode]["wall_median_s"] - plain["wall_median_s"]) / plain["wall_median_s"] * 100, 1)
+        medians[mode]["cpu_overhead_pct"] = round(
+            (medians[mode]["cpu_median_s"] - plain["cpu_median_s"]) / plain["cpu_median_s"] * 100, 1)
+    return medians
 
 
 def summary_md(results: dict) -> str:
@@ -259,20 +325,43 @@ def summary_md(results: dict) -> str:
                     f"peak RSS | {big['kdiag']['max_rss_mb']:.0f} MB ({big['kdiag']['seconds']:.1f} s) | "
                     + (f"{bt['max_rss_mb']:.0f} MB ({bt['seconds']:.1f} s)" if bt else "not run")
                     + " | | <= 200 MB |")
-    if live:
-        rows.append(f"| healthy `kdiag bootstrap` with live capture, whole process, median of {live['runs_each']} | "
-                    f"{live['capture_median_s']:.2f} s vs {live['plain_median_s']:.2f} s without | | "
-                    f"+{live['overhead_pct']}% | <= 10% |")
     notes = [f"Load average at the end of the mixed runs: {', '.join(f'{x:.1f}' for x in mixed['load_average_at_end'])} "
              "(the machine is shared; CPU time is the steadier comparison)."]
-    if live:
-        notes.append(f"Live capture: of the {live['capture_median_s'] - live['plain_median_s']:.2f} s added, "
-                     f"starting it (importing kdiag.capture and scapy, opening the sockets) takes "
-                     f"{live['capture_start_median_s']:.2f} s and stopping it with the summary "
-                     f"{live.get('capture_finish_median_s', float('nan')):.2f} s; the probe itself ran "
-                     f"{live.get('probe_under_capture_median_s', float('nan')):.2f} s under capture vs "
-                     f"{live['plain_inprocess_median_s']:.2f} s for the whole plain process after start-up.")
-    return "\n".join(rows) + "\n\n" + " ".join(notes) + "\n"
+    text = "\n".join(rows) + "\n\n" + " ".join(notes) + "\n"
+    return text + (live_summary_md(live) if live else "")
+
+
+LIVE_CONDITION_LABELS = {"compiled": "kdiag's bytecode compiled, as installed",
+                         "source": "kdiag compiled from source on every run (PYTHONDONTWRITEBYTECODE=1)"}
+
+
+def live_summary_md(live: dict) -> str:
+    rows = ["", "Live capture: a healthy `kdiag bootstrap --json` run (round trip included), whole process, "
+                f"median of {live['runs_each']} runs of each, taking turns in the same run:", "",
+            "| condition | without --capture | --capture, raw backend (default) | --capture, scapy backend | target |",
+            "|---|---|---|---|---|"]
+    for condition, label in LIVE_CONDITION_LABELS.items():
+        medians = live["conditions"].get(condition)
+        if not medians:
+            continue
+        plain, raw, scapy = medians["plain"], medians["raw"], medians["scapy"]
+        rows.append(f"| {label}, wall | {plain['wall_median_s']:.3f} s | {raw['wall_median_s']:.3f} s "
+                    f"({raw['wall_overhead_pct']:+.1f}%) | {scapy['wall_median_s']:.3f} s "
+                    f"({scapy['wall_overhead_pct']:+.1f}%) | <= +10% |")
+        rows.append(f"| same runs, CPU (user + sys) | {plain['cpu_median_s']:.3f} s | {raw['cpu_median_s']:.3f} s "
+                    f"({raw['cpu_overhead_pct']:+.1f}%) | {scapy['cpu_median_s']:.3f} s "
+                    f"({scapy['cpu_overhead_pct']:+.1f}%) | |")
+    plain, raw, scapy = live["breakdown"]["plain"], live["breakdown"]["raw"], live["breakdown"]["scapy"]
+    note = (f"In process (bytecode compiled, medians, with what every run imports anyway already imported): "
+            f"starting the capture takes {raw['capture_start_s'] * 1000:.0f} ms on the raw backend (kdiag.capture's "
+            f"modules, libpcap through ctypes, the packet socket and its filter, two threads) vs "
+            f"{scapy['capture_start_s'] * 1000:.0f} ms on scapy's (importing scapy, its sockets, its sniffer "
+            "thread); "
+            f"stopping it with the summary {raw['capture_finish_s'] * 1000:.0f} ms vs "
+            f"{scapy['capture_finish_s'] * 1000:.0f} ms; the probe ran {raw['probe_s'] * 1000:.0f} ms vs "
+            f"{scapy['probe_s'] * 1000:.0f} ms under capture, {plain['probe_s'] * 1000:.0f} ms without. "
+            f"Load average at the end: {', '.join(f'{x:.1f}' for x in live['load_average_at_end'])}.")
+    return "\n".join(rows) + "\n\n" + note + "\n"
 
 
 def main() -> None:
@@ -299,7 +388,7 @@ def main() -> None:
         results["mixed"]["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         print(json.dumps(results["mixed"], indent=2), flush=True)
     for key, wanted, run in (("big", args.big_gb, lambda: bench_big(args.out, args.big_gb, args.big_tshark)),
-                             ("live", args.live, lambda: bench_live(args.live, args.out / "live-broker"))):
+                             ("live", args.live, lambda: bench_live(args.live, args.out))):
         if wanted:
             results[key] = run()
         elif previous.get(key):  # kept from the run that measured it, and said so
