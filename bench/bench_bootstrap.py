@@ -21,7 +21,7 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from bench.common import kdiag_argv, median_wall, wall, write_results
+from bench.common import ensure_bytecode, kdiag_argv, median_wall, wall, write_results
 from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
 
 EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
@@ -156,6 +156,7 @@ def main() -> None:
     args = parser.parse_args()
     if shutil.which("kcat") is None:
         raise SystemExit("bench: kcat is not installed (run scripts/setup)")
+    ensure_bytecode()
     results: dict = {}
     if "help" not in args.skip:
         results["help"] = help_time(args.runs)
