@@ -409,7 +409,6 @@ class _Run:
         options = self.options
         topic = options.topic or roundtrip.PROBE_TOPIC
         bootstrap = ",".join(str(t) for t in options.targets)
-        created = False
         if cluster is not None:
             problem = self.ensure_topic(topic, cluster, bootstrap)
         elif options.topic is None:
@@ -425,8 +424,7 @@ class _Run:
         created = problem
         outcome = roundtrip.run_roundtrip(bootstrap, topic=topic, settings=options.client_settings,
                                           deadline=self.deadline, group=options.group, secrets=options.secrets)
-        detail = RoundtripDetail(outcome.topic, outcome.partition, outcome.offset, outcome.produce_ms,
-                                 outcome.consume_ms, outcome.error, outcome.error_code, created, outcome.client_log)
+        detail = replace(outcome, topic_created=created)
         if outcome.ok:
             summary = (f"produced and consumed 1 message on {topic}-{outcome.partition} at offset {outcome.offset} "
                        f"(produce {outcome.produce_ms:g} ms, consume {outcome.consume_ms:g} ms)")

@@ -22,7 +22,16 @@ from typing import Any
 
 from kdiag import __version__
 from kdiag.jsonform import ReportFormatError, from_json, to_json
-from probes.results import DnsResult, IdentityCheck, KafkaCheck, SaslResult, TcpResult, TlsResult, TopicInfo
+from probes.results import (
+    DnsResult,
+    IdentityCheck,
+    KafkaCheck,
+    RoundtripResult,
+    SaslResult,
+    TcpResult,
+    TlsResult,
+    TopicInfo,
+)
 
 SCHEMA = "kdiag.report/1"
 STAGE_ORDER = ("dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip")
@@ -113,18 +122,7 @@ class AdvertisedDetail:
     reason: str | None = None
 
 
-@dataclass(frozen=True)
-class RoundtripDetail:
-    topic: str | None = None
-    partition: int | None = None
-    offset: int | None = None
-    produce_ms: float | None = None
-    consume_ms: float | None = None
-    error: str | None = None
-    error_code: str | None = None
-    topic_created: bool = False
-    client_log: tuple[str, ...] = ()
-    reason: str | None = None
+RoundtripDetail = RoundtripResult  # the round trip's facts are the stage's detail as they are
 
 
 @dataclass(frozen=True)

@@ -207,3 +207,23 @@ class SaslResult:
     @property
     def ok(self) -> bool:
         return self.status == "ok"
+
+
+@dataclass(frozen=True)
+class RoundtripResult:
+    """One produce + consume round trip (or why it did not run): the ``roundtrip`` stage's detail."""
+
+    topic: str | None = None
+    partition: int | None = None
+    offset: int | None = None
+    produce_ms: float | None = None
+    consume_ms: float | None = None
+    error: str | None = None
+    error_code: str | None = None
+    topic_created: bool = False
+    client_log: tuple[str, ...] = ()
+    reason: str | None = None  # set when the stage was skipped
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.reason is None and self.consume_ms is not None

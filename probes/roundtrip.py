@@ -13,26 +13,12 @@ import socket
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 
 from probes.deadline import Deadline, elapsed_ms
+from probes.results import RoundtripResult
 
 PROBE_TOPIC = "kdiag-probe"
 MAX_LOG_LINES = 40
-
-
-@dataclass(frozen=True)
-class RoundtripOutcome:
-    ok: bool
-    topic: str
-    partition: int | None = None
-    offset: int | None = None
-    produce_ms: float | None = None
-    consume_ms: float | None = None
-    error: str | None = None
-    error_code: str | None = None
-    topic_created: bool = False
-    client_log: tuple[str, ...] = ()
 
 
 class _LogCollector(logging.Handler):
@@ -69,7 +55,7 @@ def client_config(bootstrap: str, settings: dict[str, str], *, timeout: float, l
 
 
 def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadline: Deadline,
-                  group: str | None = None, secrets: Iterable[str] = ()) -> RoundtripOutcome:
+                  group: str | None = None, secrets: Iterable[str] = ()) -> RoundtripResult:
     """Produce one uniquely-valued message to ``topic`` and read it back before the deadline."""
     from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
@@ -91,9 +77,9 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
         if err is None:
             delivered["partition"], delivered["offset"] = msg.partition(), msg.offset()
 
-    def outcome(**kwargs) -> RoundtripOutcome:
+    def outcome(**kwargs) -> RoundtripResult:
         log = tuple(errors) + tuple(line for line in collector.lines if line not in errors)
-        return RoundtripOutcome(topic=topic, client_log=log[:MAX_LOG_LINES], **kwargs)
+        return RoundtripResult(topic=topic, client_log=log[:MAX_LOG_LINES], **kwargs)
 
     started = time.monotonic()
     try:
@@ -106,10 +92,10 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
         produce_ms = elapsed_ms(started)
         err = delivered.get("err")
         if "err" not in delivered:
-            return outcome(ok=False, produce_ms=produce_ms, error_code="_MSG_TIMED_OUT",
+            return outcome(produce_ms=produce_ms, error_code="_MSG_TIMED_OUT",
                            error="the message was not delivered before the deadline")
         if err is not None:
-            return outcome(ok=False, produce_ms=produce_ms, error_code=err.name(),
+            return outcome(produce_ms=produce_ms, error_code=err.name(),
                            error=collector.scrub(f"produce failed: {err.str()}"))
         partition, offset = delivered["partition"], delivered["offset"]
         consumer_config = client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger)
@@ -128,18 +114,18 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
                     errors.append(collector.scrub(f"consume: {message.error().str()}"))
                     continue
                 if message.value() == payload:
-                    return outcome(ok=True, partition=partition, offset=offset, produce_ms=produce_ms,
+                    return outcome(partition=partition, offset=offset, produce_ms=produce_ms,
                                    consume_ms=elapsed_ms(consume_started))
         finally:
             _close_within(consumer, deadline.within(1.0))
-        return outcome(ok=False, partition=partition, offset=offset, produce_ms=produce_ms,
+        return outcome(partition=partition, offset=offset, produce_ms=produce_ms,
                        consume_ms=elapsed_ms(consume_started), error_code="_TIMED_OUT",
                        error="the message was produced but not read back before the deadline")
     except KafkaException as exc:
         err = exc.args[0] if exc.args else None
         name = err.name() if hasattr(err, "name") else "KafkaException"
         text = err.str() if hasattr(err, "str") else str(exc)
-        return outcome(ok=False, error_code=name, error=collector.scrub(text))
+        return outcome(error_code=name, error=collector.scrub(text))
     finally:
         logger.removeHandler(collector)
 
