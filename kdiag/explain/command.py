@@ -55,7 +55,8 @@ DebugOption = Annotated[bool, typer.Option("--debug", help="Show the traceback i
 
 TextArgument = Annotated[list[str] | None, typer.Argument(
     metavar="[TEXT]...", show_default=False,
-    help="The client's output, as words or one quoted paste; '-' reads stdin. Without TEXT or --file, stdin is read.",
+    help="The client's output, as words or one quoted paste; a lone path to a file is read as the log; '-' reads "
+         "stdin. Without TEXT or --file, stdin is read.",
 )]
 FileOption = Annotated[str | None, typer.Option(
     "--file", "-f", metavar="LOG", show_default=False, help="Read the client's output from LOG (plain or .gz).",
@@ -84,6 +85,8 @@ def run_explain_command(text: list[str], *, file: str | None, env: Environment, 
 
     if text and file is not None:
         raise UsageError("give the log as TEXT or with --file, not both")
+    if len(text) == 1 and text[0] != "-" and os.path.isfile(text[0]):
+        file, text = text[0], []  # `kdiag explain producer.log`: what the user meant, no error line is a path
     if file is not None:
         with _open_log(file) as handle:
             explanation = _explain_stream(read_blocks(handle), f"--file {file}")

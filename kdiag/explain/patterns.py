@@ -288,6 +288,19 @@ def _rd_plaintext_listener(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=_AFTER.sub("", m.group("why")))
 
 
+# The same failure without the "SSL handshake failed:" prefix: librdkafka words it this way when the
+# broker's close reaches it as a socket event rather than from inside SSL_do_handshake (which of the two
+# depends on timing; both were seen from kcat against the same plaintext listener).
+@pattern("librdkafka.plaintext_listener_eof", LIBRDKAFKA, "in state SSL_HANDSHAKE",
+         r"^(?!.*SSL handshake failed)(?=.*in state SSL_HANDSHAKE).*?SSL routines:[^:]*:(?P<why>(?:unexpected eof while "
+         r"reading|wrong version number|packet length too long|record layer failure|http request)[^(]*)",
+         "%3|1795281179.385|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:56719/bootstrap]: "
+         "ssl://127.0.0.1:56719/bootstrap: error:0A000126:SSL routines::unexpected eof while reading "
+         "(after 2ms in state SSL_HANDSHAKE)")
+def _rd_plaintext_listener_eof(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=f"SSL handshake: {m.group('why').strip()}")
+
+
 @pattern("librdkafka.certificate_verify", LIBRDKAFKA, "certificate verify failed",
          r"certificate verify failed(?::\s*(?P<why>.*))?",
          "%3|1795271469.162|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9093/bootstrap]: "

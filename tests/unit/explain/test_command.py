@@ -99,6 +99,13 @@ def test_file_input_plain_and_gzip(tmp_path: Path):
         assert run.status == 1 and run.document["findings"][0]["id"] == "BOOTSTRAP_REFUSED", run.stderr
 
 
+def test_a_lone_argument_naming_a_file_is_read_as_the_log(tmp_path: Path):
+    log = tmp_path / "producer.log"
+    log.write_text(client_log("bootstrap.refused.console_producer"))
+    run = kdiag("explain", str(log), "--json")
+    assert run.status == 1 and run.document["findings"][0]["id"] == "BOOTSTRAP_REFUSED", run.stderr
+
+
 def test_markdown_format(tmp_path: Path):
     run = kdiag("explain", "--format", "markdown", EC2_LINE)
     assert run.status == 1 and run.stdout.startswith("## kdiag explain")
