@@ -6,10 +6,12 @@ namespace with the vantage's bootstrap string:
 
 1. ``kdiag bootstrap … --format json`` exactly as ``kdiag lab run`` runs it (``LiveScenario.run``),
    ``--kdiag-runs`` times per vantage, one vantage after the other, while nothing else runs;
-2. then, all vantages side by side, the real clients with default settings:
+2. then, after an unmeasured warm-up that gets the topic auto-created (:func:`warm_up_topics`), all
+   vantages side by side, the real clients with default settings:
 
-   * a confluent-kafka ``Producer`` with only ``bootstrap.servers`` set producing one message and
-     waiting for its delivery report (``bench.default_producer``; librdkafka's ``message.timeout.ms``
+   * a confluent-kafka ``Producer`` with only ``bootstrap.servers`` set producing one message (to the
+     vantage's ``--topic``, else to kdiag's probe topic, as kdiag's round trip does) and waiting for its
+     delivery report (``bench.default_producer``; librdkafka's ``message.timeout.ms``
      is 300 s), timed from process start to the report;
    * the Kafka 3.9.2 console producer (``kafka.tools.ConsoleProducer``, the JVM options and
      tools-log4j of ``kafka-console-producer.sh``), one line on stdin, timed until it exits
@@ -19,7 +21,7 @@ namespace with the vantage's bootstrap string:
 
 The ratio is client time / kdiag time. The target, from issue 3, is kdiag ≥ 30× faster wherever the
 client waits on a timeout (its failure is a timeout, or it hit the cap); where it succeeds, or fails
-at once, the ratio is reported and marked n/a. A vantage that needs security settings to speak its
+on an answer rather than a timeout, the ratio is reported and marked n/a. A vantage that needs security settings to speak its
 listener's protocol (``-X security.protocol=…``, ``--command-config``) passes those, and only those,
 to the clients: their timeouts stay at the defaults.
 
@@ -56,10 +58,15 @@ from kdiag.lab.netns import LabError
 from kdiag.lab.runner import LiveScenario, scenario_up
 from kdiag.lab.sandbox import in_sandbox
 from kdiag.lab.scenarios import Scenario, Vantage, all_scenarios
+from probes.roundtrip import PROBE_TOPIC
 
 TARGET_RATIO = 30
 DEFAULT_CAP = 330.0
-DEFAULT_TOPIC = "kdiag-bench"
+WARMUP_CAP = 10.0
+"""Seconds each vantage's unmeasured topic warm-up may take (:func:`warm_up_topics`)."""
+DEFAULT_TOPIC = PROBE_TOPIC
+"""Without ``--topic``, the clients produce where kdiag's round trip does: its probe topic, which kdiag creates
+with the Admin API when missing (so it exists even where auto-create is off, once a healthy run made it)."""
 CONSOLE_PRODUCER_VERSION = "3.9.2"
 CONSOLE_PRODUCER_JVM = (
     "-Xmx512M", "-server", "-XX:+UseG1GC", "-XX:MaxGCPauseMillis=20", "-XX:InitiatingHeapOccupancyPercent=35",
@@ -99,7 +106,7 @@ class ClientOptions:
 
 def client_options(args: Sequence[str]) -> ClientOptions:
     """The topic and security settings in a vantage's ``kdiag bootstrap`` arguments (``{state_dir}`` replaced)."""
-    from kdiag.clientconfig import load_client_settings, parse_java_properties
+    from kdiag.clientconfig import load_client_settings, parse_java_properties, parse_x_options
 
     topic, x_options, command_config = DEFAULT_TOPIC, [], None
     pending = list(args)
@@ -119,20 +126,21 @@ def client_options(args: Sequence[str]) -> ClientOptions:
             x_options.append(arg[2:])
     try:
         settings = load_client_settings(x_options, command_config).settings
+        x_settings = parse_x_options(x_options).settings
     except UsageError as error:
         raise LabError(f"vantage arguments {' '.join(args)}: {error}") from None
-    librdkafka = {key: value for key, value in settings.items() if key.startswith(SECURITY_PREFIXES)}
     java: dict[str, str] = {}
     if command_config is not None:
-        properties = parse_java_properties(Path(command_config).read_text(errors="replace"))
-        java.update((key, value) for key, value in properties.items() if key.startswith(SECURITY_PREFIXES))
-    x_settings = {key: value for key, value in settings.items() if key.startswith(SECURITY_PREFIXES)}
-    if x_options:
-        mapped, unmapped = _java_names(x_settings)
-        if unmapped:
-            return ClientOptions(topic, librdkafka, None, f"no Java equivalent for {', '.join(unmapped)} here")
-        java.update(mapped)
-    return ClientOptions(topic, librdkafka, java)
+        java.update(_security(parse_java_properties(Path(command_config).read_text(errors="replace"))))
+    mapped, unmapped = _java_names(_security(x_settings))
+    if unmapped:
+        return ClientOptions(topic, _security(settings), None, f"no Java equivalent for {', '.join(unmapped)} here")
+    java.update(mapped)
+    return ClientOptions(topic, _security(settings), java)
+
+
+def _security(settings: Mapping[str, str]) -> dict[str, str]:
+    return {key: value for key, value in settings.items() if key.startswith(SECURITY_PREFIXES)}
 
 
 def _java_names(settings: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
@@ -329,13 +337,21 @@ def _java_log(text: str) -> tuple[dict[str, str], list[str]]:
     return effective, lines
 
 
-def _java_error(lines: Sequence[str]) -> str:
-    """The client's error: its first ERROR (or uncaught exception) and what follows, else its last exception."""
+def _java_error(lines: Sequence[str]) -> tuple[str, str]:
+    """The failed send (the ERROR and the exception after it), and any other ERROR or uncaught exception.
+
+    Without either, the last exception or warning the client logged (a connection it kept retrying).
+    """
+    send, other = "", []
     for index, line in enumerate(lines):
-        if " ERROR " in line or line.startswith("Exception in thread"):
-            return " | ".join(part.strip() for part in lines[index:index + 3])
-    exceptions = [line for line in lines if "Exception" in line]
-    return exceptions[-1].strip() if exceptions else ""
+        if _SEND_ERROR in line and not send:
+            send = " | ".join(part.strip() for part in lines[index:index + 2])
+        elif " ERROR " in line or line.startswith("Exception in thread"):
+            other.append(" | ".join(part.strip() for part in lines[index:index + 2]))
+    if send or other:
+        return send, " | ".join(other[:2])
+    complaints = [line for line in lines if "Exception" in line or " WARN " in line]
+    return "", complaints[-1].strip() if complaints else ""
 
 
 def console_producer(live: LiveScenario, vantage: Vantage, options: ClientOptions, *, cap: float, workdir: Path,
@@ -354,8 +370,9 @@ def console_producer(live: LiveScenario, vantage: Vantage, options: ClientOption
     details: dict[str, Any] = {"topic": options.topic, "settings_beyond_bootstrap": sorted(options.java),
                                "exit_code": timed.exit_code, "effective_config": effective,
                                "log_excerpt": _excerpt("\n".join(lines))}
-    error = _java_error(lines)
-    timed_out = "TimeoutException" in error
+    send_error, other_error = _java_error(lines)
+    error = " | also: ".join(part for part in (send_error, other_error) if part)
+    timed_out = "TimeoutException" in send_error
     if timed.capped:
         return ClientRun("console-producer", "cap", timed.exit_s, error=error, details=details)
     if timed.exit_code != 0 or _SEND_ERROR in text:
@@ -421,6 +438,9 @@ def bench_scenario(scenario: Scenario, *, cap: float, java: bool, kdiag_runs: in
             print(f"bench: {scenario.name}: up in {result['up_s']} s, kdiag done; clients side by side (cap {cap:g} s)",
                   file=sys.stderr, flush=True)
             phase = time.monotonic()
+            warmup = warm_up_topics(live, scenario.vantages, workdir=workdir / "warmup")
+            result["warmup_s"] = round(time.monotonic() - phase, 2)
+            phase = time.monotonic()
             clients = clients_side_by_side(live, scenario.vantages, cap=cap, java=java, workdir=workdir)
             result["clients_phase_s"] = round(time.monotonic() - phase, 2)
             teardown = time.monotonic()
@@ -437,12 +457,39 @@ def bench_scenario(scenario: Scenario, *, cap: float, java: bool, kdiag_runs: in
         result["vantages"].append({
             "name": vantage.name, "host": vantage.host, "bootstrap": vantage.bootstrap, "args": list(vantage.args),
             "expected": vantage.expect.summary(), "kdiag": times.to_json(),
+            "topic_warmup": {key: warmup[vantage.name].to_json()[key] for key in ("outcome", "seconds", "error")},
             "clients": {run.client: run.to_json() for run in runs},
             "ratios": {run.client: None if run.ratio(times.median_s) is None else round(run.ratio(times.median_s), 1)
                        for run in runs},
             "verdict": verdict(times.median_s, runs),
         })  # fmt: skip
     return result
+
+
+def _side_by_side(jobs: Sequence[tuple[str, Callable[[], ClientRun]]], vantages: Sequence[Vantage]) -> dict[str, list[ClientRun]]:
+    """Run every job at once; each vantage's results in job order."""
+    runs: dict[str, list[ClientRun]] = {vantage.name: [] for vantage in vantages}
+    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
+        futures = [(name, pool.submit(job)) for name, job in jobs]
+        for name, future in futures:
+            runs[name].append(future.result())
+    return runs
+
+
+def warm_up_topics(live: LiveScenario, vantages: Sequence[Vantage], *, workdir: Path) -> dict[str, ClientRun]:
+    """One unmeasured message from every vantage at once (``WARMUP_CAP`` s each), before the measured clients.
+
+    It gets each vantage's topic auto-created (where the broker allows it and the vantage reaches a
+    broker) before any measured client asks for it, as an application's topic exists before the
+    application runs. Without it the clients, started side by side, race to create it, and which one
+    asks first changes what the others meet: a console producer whose first metadata answer lacks the
+    topic blocks in send() for max.block.ms (60 s); one that finds it appends the record, then waits for
+    a producer id from the broker it cannot reach, and its delivery.timeout.ms never fires.
+    """
+    workdir.mkdir()
+    jobs = [(vantage.name, lambda v=vantage: confluent_kafka_producer(
+        live, v, client_options(live.args(v)[2:]), cap=WARMUP_CAP, workdir=workdir)) for vantage in vantages]
+    return {name: runs[0] for name, runs in _side_by_side(jobs, vantages).items()}
 
 
 def clients_side_by_side(live: LiveScenario, vantages: Sequence[Vantage], *, cap: float, java: bool,
@@ -459,12 +506,7 @@ def clients_side_by_side(live: LiveScenario, vantages: Sequence[Vantage], *, cap
                                                                                   workdir=workdir, tool=tool)))
         elif isinstance(tool, str):
             jobs.append((vantage.name, lambda reason=tool: ClientRun("console-producer", "skipped", error=reason)))
-    with ThreadPoolExecutor(max_workers=len(jobs)) as pool:
-        futures = [(name, pool.submit(job)) for name, job in jobs]
-        runs: dict[str, list[ClientRun]] = {vantage.name: [] for vantage in vantages}
-        for name, future in futures:
-            runs[name].append(future.result())
-    return runs
+    return _side_by_side(jobs, vantages)
 
 
 # --------------------------------------------------------------------------- the summary
@@ -516,15 +558,15 @@ def summary_md(results: dict[str, Any]) -> str:
             counted["meets target" if vantage["verdict"].startswith("meets target") else
                     "n/a" if vantage["verdict"].startswith("n/a") else "misses"] += 1
             rows.append("| " + " | ".join(cells) + " |")
-    scenario_rows = ["| scenario | vantages | bring up | kdiag runs | clients side by side | teardown | total |",
-                     "|---|---|---|---|---|---|---|"]
+    scenario_rows = ["| scenario | vantages | bring up | kdiag runs | topic warm-up | clients side by side | teardown | total |",
+                     "|---|---|---|---|---|---|---|---|"]
     for scenario in results["scenarios"]:
         if "error" in scenario:
-            scenario_rows.append(f"| {scenario['name']} | — | did not come up | — | — | — | {scenario['total_s']:.0f} s |")
+            scenario_rows.append(f"| {scenario['name']} | — | did not come up | — | — | — | — | {scenario['total_s']:.0f} s |")
             continue
         scenario_rows.append(
             f"| {scenario['name']} | {len(scenario['vantages'])} | {scenario['up_s']:.1f} s | "
-            f"{scenario['kdiag_phase_s']:.1f} s | {scenario['clients_phase_s']:.1f} s | {scenario['teardown_s']:.1f} s | "
+            f"{scenario['kdiag_phase_s']:.1f} s | {scenario.get('warmup_s', 0):.1f} s | {scenario['clients_phase_s']:.1f} s | {scenario['teardown_s']:.1f} s | "
             f"{scenario['total_s']:.0f} s |")
     total = results["total_s"]
     lines = [
@@ -547,7 +589,8 @@ def summary_md(results: dict[str, Any]) -> str:
         "where kdiag's findings differed from the scenario's expected set (listed below).",
         f"- **confluent-kafka producer** (confluent-kafka {results['confluent_kafka']}, librdkafka "
         f"{results['librdkafka']}): a `Producer` with only `bootstrap.servers` set producing one message to the "
-        f"vantage's `--topic` (else `{DEFAULT_TOPIC}`, auto-created), timed from process start (Python start-up and "
+        f"vantage's `--topic`, else kdiag's own probe topic `{DEFAULT_TOPIC}` (the topic kdiag's round trip used: it creates "
+        "it when missing; where no kdiag run got that far the broker auto-creates it), timed from process start (Python start-up and "
         "import included, as for kdiag) to its delivery report. librdkafka's `message.timeout.ms` (300 s) bounds it.",
     ]
     if java:
@@ -555,13 +598,23 @@ def summary_md(results: dict[str, Any]) -> str:
             f"- **console producer**: `kafka.tools.ConsoleProducer` from the Kafka {CONSOLE_PRODUCER_VERSION} jars with "
             "the JVM options and tools-log4j of `kafka-console-producer.sh`, one line on stdin, timed until it "
             "exits. Besides the producer's defaults (`max.block.ms` 60 s, `delivery.timeout.ms` 120 s) the tool sets "
-            "its own (`request.timeout.ms` 1500, `linger.ms` 1000, `retries` 3: the effective values are in the JSON).")
+            "its own (`request.timeout.ms` 1500, `linger.ms` 1000, `retries` 3: the effective values are in the JSON). "
+            "It is idempotent (the producer's default since Kafka 3.0): where the topic's leader is advertised at "
+            "an address it cannot reach, it appends the record, then asks that broker for a producer id over and "
+            "over, and `delivery.timeout.ms` never fires (seen still retrying at the cap, below); where its first "
+            "metadata answer lacks the topic, `send()` instead gives up after `max.block.ms` (60 s).")
     lines += [
-        "- **timeout**: the client's failure is its own timeout (librdkafka `_MSG_TIMED_OUT`, a Java "
-        "`TimeoutException`), or it had no outcome by the cap (the ratio is then a lower bound, shown ≥). Only "
+        "- **timeout**: the client's failure is its own timeout (librdkafka `_MSG_TIMED_OUT`, or "
+        "`UNKNOWN_TOPIC_OR_PART` once `topic.metadata.propagation.max.ms`, 30 s, has passed; a Java "
+        "`TimeoutException` for the failed send), or it had no outcome by the cap (the ratio is then a lower bound, shown ≥). Only "
         "there does the 30× target apply. A client that succeeds, or fails on an answer rather than a timeout (the "
         "console producer rejects an unresolvable bootstrap name in its constructor, and gives up on "
         "NOT_LEADER_OR_FOLLOWER after the 3 retries the tool sets), is n/a: its ratio is shown all the same.",
+        f"- **topic warm-up**: before the measured clients, every vantage sends one unmeasured message at once "
+        f"({WARMUP_CAP:g} s cap), so the topic is auto-created (where the broker allows it and some vantage reaches "
+        "a broker) before any measured client asks for it, as an application's topic exists before it runs. "
+        "Otherwise the clients, started side by side, race to create it, and the first to ask changes what the "
+        "others meet.",
         f"- All clients of a scenario ({'two' if java else 'one'} per vantage) start at once on this 2-core machine, "
         "so their start-up (JVMs above all) contends for the CPU: fast outcomes are slower than a client alone "
         "would be, while a 60-300 s timeout moves by a few seconds.",

@@ -19,7 +19,12 @@ import time
 from confluent_kafka import KafkaError, KafkaException, Producer
 
 MESSAGE = b"kdiag-bench"
-TIMEOUT_ERRORS = frozenset({KafkaError._MSG_TIMED_OUT, KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT})
+TIMEOUT_ERRORS = frozenset({
+    KafkaError._MSG_TIMED_OUT, KafkaError._TIMED_OUT, KafkaError.REQUEST_TIMED_OUT,
+    # A topic the metadata says does not exist fails the message only once topic.metadata.propagation.max.ms
+    # (30 s) has passed since it was first seen missing: the client waited on that timeout.
+    KafkaError.UNKNOWN_TOPIC_OR_PART, KafkaError._UNKNOWN_TOPIC,
+})  # fmt: skip
 """Error codes that mean the client gave up on a timeout rather than on an answer."""
 
 
