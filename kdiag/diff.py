@@ -30,7 +30,6 @@ Importing this module is cheap (``kdiag --help`` does): the report model is impo
 
 from __future__ import annotations
 
-import io
 import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
@@ -364,14 +363,12 @@ def render_diff(diff: ReportDiff, fmt: Format, *, width: int = 100, color: bool 
 
 
 def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
-    from rich.console import Console
     from rich.padding import Padding
     from rich.text import Text
 
-    from kdiag.render.text import _draw_finding  # the report's own finding layout
+    from kdiag.render.text import console_text, draw_finding, text_console  # the report's own layout
 
-    console = Console(file=io.StringIO(), width=width, color_system="truecolor" if color else None,
-                      force_terminal=color, highlight=False, emoji=False, markup=False)
+    console = text_console(width=width, color=color)
     console.print(Text("kdiag diff", style="bold"))
     for side in (diff.a, diff.b):
         console.print(Text(_heading(side), style="dim"))
@@ -390,25 +387,24 @@ def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
         side = diff.a if seen_from == "a" else diff.b
         console.print()
         console.print(Text(f"Only from {side.name}:", style="bold"))
-        _draw_finding(console, finding)
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
+        draw_finding(console, finding)
+    return console_text(console)
 
 
 def _markdown(diff: ReportDiff) -> str:
-    from kdiag.render.markdown import _cell, _code, _finding  # the report's own Markdown pieces
+    from kdiag.render.markdown import inline_code, render_finding, table_cell  # the report's own pieces
 
     blocks = ["## kdiag diff", "\n".join(f"- {_heading(side)}" for side in (diff.a, diff.b)), f"**{_verdict(diff)}**"]
     if diff.differences:
         rows = ["| Kind | Subject | A | B |", "|---|---|---|---|"]
-        rows += [f"| {d.kind} | {_code(d.subject)} | {_cell(d.a or '–')} | {_cell(d.b or '–')} |"
-                 for d in diff.differences]
+        rows += [f"| {d.kind} | {inline_code(d.subject)} | {table_cell(d.a or '–')} | "
+                 f"{table_cell(d.b or '–')} |" for d in diff.differences]
         blocks.append("\n".join(rows))
-        blocks.append("\n".join(f"{i}. **{d.kind}** {_code(d.subject)}: {d.explanation}"
+        blocks.append("\n".join(f"{i}. **{d.kind}** {inline_code(d.subject)}: {d.explanation}"
                                 for i, d in enumerate(diff.differences, start=1)))
     for seen_from, finding in diff.findings:
         side = diff.a if seen_from == "a" else diff.b
-        blocks.append(f"Only from {side.name}:\n\n" + _finding(finding))
+        blocks.append(f"Only from {side.name}:\n\n" + render_finding(finding))
     return "\n\n".join(blocks) + "\n"
 
 

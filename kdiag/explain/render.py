@@ -6,7 +6,6 @@ support engineer reads one format whichever command produced it.
 
 from __future__ import annotations
 
-import io
 import json
 
 from kdiag.explain.engine import Explanation, explanation_to_dict
@@ -48,24 +47,21 @@ def summary_line(explanation: Explanation) -> str:
 def render_text(explanation: Explanation, *, width: int = 100, color: bool = False) -> str:
     if not explanation.findings:
         return summary_line(explanation) + "\n"
-    from rich.console import Console
     from rich.text import Text
 
-    from kdiag.render.text import _draw_finding  # the report's own finding layout
+    from kdiag.render.text import console_text, draw_finding, text_console  # the report's own layout
 
-    console = Console(file=io.StringIO(), width=width, color_system="truecolor" if color else None,
-                      force_terminal=color, highlight=False, emoji=False, markup=False)
+    console = text_console(width=width, color=color)
     console.print(Text(summary_line(explanation), style="bold"))
     console.print()
     for finding in explanation.findings:
-        _draw_finding(console, finding)
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
+        draw_finding(console, finding)
+    return console_text(console)
 
 
 def render_markdown(explanation: Explanation) -> str:
-    from kdiag.render.markdown import _finding  # the report's own finding blocks
+    from kdiag.render.markdown import render_finding  # the report's own finding blocks
 
     blocks = ["## kdiag explain", summary_line(explanation)]
-    blocks.extend(_finding(f) for f in explanation.findings)
+    blocks.extend(render_finding(f) for f in explanation.findings)
     return "\n\n".join(blocks) + "\n"

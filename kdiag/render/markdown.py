@@ -28,7 +28,7 @@ def render_markdown(report: Report) -> str:
         from kdiag.capture.timeline import render_markdown as render_capture
 
         blocks.append("### On the wire (--capture)\n\n" + render_capture(report.capture).split("\n", 1)[1].strip())
-    blocks.extend(_finding(f) for f in report.findings)
+    blocks.extend(render_finding(f) for f in report.findings)
     closing = common.closing_line(report)
     if closing is not None:
         blocks.append(f"**{closing[1]}**")
@@ -41,7 +41,7 @@ def _run_line(report: Report) -> str:
     line = f"From {where} at {report.generated_at}, kdiag {report.kdiag_version}."
     settings = common.client_settings(report)
     if settings:
-        line += "\nClient settings: " + ", ".join(_code(setting) for setting in settings) + "."
+        line += "\nClient settings: " + ", ".join(inline_code(setting) for setting in settings) + "."
     return line
 
 
@@ -49,7 +49,7 @@ def _stage_table(report: Report) -> str:
     lines = ["| | Stage | Time | Summary |", "|---|---|--:|---|"]
     for row in common.stage_rows(report):
         icon = STAGE_ICON.get(row.status, row.status)
-        lines.append(f"| {icon} | {row.name} | {row.time} | {_cell(row.summary)} |")
+        lines.append(f"| {icon} | {row.name} | {row.time} | {table_cell(row.summary)} |")
     return "\n".join(lines)
 
 
@@ -57,7 +57,7 @@ def _broker_table(rows: list[common.BrokerRow]) -> str:
     lines = ["| Node | Advertised | Rack | DNS | TCP | Kafka | Identity |", "|--:|---|---|---|---|---|---|"]
     for row in rows:
         checks = " | ".join(_check(word) for word in row.checks)
-        lines.append(f"| {row.node_id} | {_code(row.advertised)} | {_cell(row.rack)} | {checks} |")
+        lines.append(f"| {row.node_id} | {inline_code(row.advertised)} | {table_cell(row.rack)} | {checks} |")
     return "\n".join(lines)
 
 
@@ -65,14 +65,16 @@ def _check(word: str) -> str:
     return {"good": "✅ ", "bad": "❌ ", "doubt": "⚠️ "}.get(common.tone(word), "") + word
 
 
-def _finding(finding: Finding) -> str:
+def render_finding(finding: Finding) -> str:
+    """One finding as a report's Markdown block: heading, explanation, evidence, fenced fix."""
     icon = SEVERITY_ICON.get(finding.severity, finding.severity)
     parts = [f"### {icon} {finding.id} — {finding.title}"]
     if finding.explanation:
         parts.append(finding.explanation)
     evidence = common.evidence_lines(finding.evidence)
     if evidence:
-        parts.append("**Evidence**\n\n" + "\n".join(f"- {_code(key)}: {_code(value)}" for key, value in evidence))
+        items = (f"- {inline_code(key)}: {inline_code(value)}" for key, value in evidence)
+        parts.append("**Evidence**\n\n" + "\n".join(items))
     if finding.fix:
         parts.append("**Fix**\n\n" + _fences(finding.fix))
     return "\n\n".join(parts)
@@ -106,7 +108,7 @@ def _fence(body: str, language: str) -> str:
     return f"{fence}{language}\n{body}\n{fence}"
 
 
-def _code(text: str) -> str:
+def inline_code(text: str) -> str:
     """Inline code, with a backtick fence longer than any run of backticks inside."""
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     ticks = "`" * (longest + 1)
@@ -114,7 +116,7 @@ def _code(text: str) -> str:
     return f"{ticks}{pad}{_one_line(text)}{pad}{ticks}"
 
 
-def _cell(text: str) -> str:
+def table_cell(text: str) -> str:
     """One line, with the pipes that would end a table cell escaped."""
     return _one_line(text).replace("|", "\\|")
 

@@ -20,11 +20,21 @@ INDENT = 2
 
 
 def render_text(report: Report, *, width: int = 100, color: bool = False) -> str:
-    console = Console(
+    console = text_console(width=width, color=color)
+    draw_report(console, report)
+    return console_text(console)
+
+
+def text_console(*, width: int = 100, color: bool = False) -> Console:
+    """A rich console of fixed width that draws into a string (read it back with :func:`console_text`)."""
+    return Console(
         file=io.StringIO(), width=width, color_system="truecolor" if color else None,
         force_terminal=color, record=False, highlight=False, emoji=False, markup=False,
     )
-    draw_report(console, report)
+
+
+def console_text(console: Console) -> str:
+    """What a :func:`text_console` drew: trailing spaces cut, one newline at the end."""
     text = console.file.getvalue()  # type: ignore[attr-defined]
     return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
 
@@ -50,7 +60,7 @@ def draw_report(console: Console, report: Report) -> None:
         console.print(Text(render_capture(report.capture).rstrip("\n")))
         console.print()
     for finding in report.findings:
-        _draw_finding(console, finding)
+        draw_finding(console, finding)
     closing = common.closing_line(report)
     if closing is not None:
         tone, sentence = closing
@@ -93,7 +103,8 @@ def _broker_table(rows: list[common.BrokerRow]) -> Table:
     return table
 
 
-def _draw_finding(console: Console, finding: Finding) -> None:
+def draw_finding(console: Console, finding: Finding) -> None:
+    """One finding as a report shows it: heading, explanation, evidence, the fix to copy."""
     style = SEVERITY_STYLE.get(finding.severity, "bold")
     heading = Text()
     heading.append(f"{SEVERITY_SYMBOL.get(finding.severity, '?')} {finding.severity.upper()} ", style=style)
