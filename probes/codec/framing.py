@@ -176,40 +176,62 @@ class FrameBuffer:
 
     ``max_frame_size`` bounds memory: a larger declared size raises before anything is buffered,
     and if the first bytes of the stream look like another protocol, :class:`NotKafka` says which.
+
+    A bad frame never costs the good ones before it: when one read holds complete frames and then a
+    bad size or foreign bytes, ``feed`` returns the complete frames and keeps the error, which the
+    next ``feed`` raises (``feed(b"")`` raises it at once; ``error`` shows it). The stream is out of
+    step after a bad frame, so what that next call brings is dropped with the buffer.
     """
 
     def __init__(self, *, max_frame_size: int = MAX_FRAME_SIZE) -> None:
         self.max_frame_size = max_frame_size
         self._buffer = bytearray()
         self._seen_any = False
+        self._error: MalformedFrame | None = None
 
     @property
     def pending(self) -> int:
         return len(self._buffer)
 
+    @property
+    def error(self) -> MalformedFrame | None:
+        """The error the next ``feed`` raises: a bad frame that came after frames already returned."""
+        return self._error
+
     def feed(self, data: bytes) -> list[bytes]:
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
         self._buffer += data
         frames: list[bytes] = []
-        while len(self._buffer) >= 4:
-            size = struct.unpack_from(">i", self._buffer)[0]
-            if size < 0 or size > self.max_frame_size:
-                head = bytes(self._buffer[:64])
-                foreign = identify_foreign(head)
-                self._buffer.clear()
-                if foreign is not None:
-                    raise NotKafka(foreign)
-                raise FrameTooLarge(size & 0xFFFFFFFF, self.max_frame_size, preview_bytes(head))
-            if not self._seen_any:
-                foreign = identify_foreign(bytes(self._buffer[:64]))
-                if foreign is not None and foreign.kind not in ("zookeeper",):
-                    self._buffer.clear()
-                    raise NotKafka(foreign)
-            if len(self._buffer) < 4 + size:
-                break
-            frames.append(bytes(self._buffer[4 : 4 + size]))
-            del self._buffer[: 4 + size]
-            self._seen_any = True
+        try:
+            while len(self._buffer) >= 4:
+                size = struct.unpack_from(">i", self._buffer)[0]
+                self._check_start(size)
+                if len(self._buffer) < 4 + size:
+                    break
+                frames.append(bytes(self._buffer[4 : 4 + size]))
+                del self._buffer[: 4 + size]
+                self._seen_any = True
+        except MalformedFrame as exc:
+            self._buffer.clear()
+            if not frames:
+                raise
+            self._error = exc
         return frames
+
+    def _check_start(self, size: int) -> None:
+        """Raises if the frame starting the buffer, of declared ``size``, is not one to buffer."""
+        if size < 0 or size > self.max_frame_size:
+            head = bytes(self._buffer[:64])
+            foreign = identify_foreign(head)
+            if foreign is not None:
+                raise NotKafka(foreign)
+            raise FrameTooLarge(size & 0xFFFFFFFF, self.max_frame_size, preview_bytes(head))
+        if not self._seen_any:
+            foreign = identify_foreign(bytes(self._buffer[:64]))
+            if foreign is not None and foreign.kind not in ("zookeeper",):
+                raise NotKafka(foreign)
 
 
 class KafkaClientProtocol:
@@ -226,6 +248,7 @@ class KafkaClientProtocol:
         self._frames = FrameBuffer(max_frame_size=max_frame_size)
         self._next_id = first_correlation_id
         self._in_flight: dict[int, tuple[int, int]] = {}
+        self._error: MalformedFrame | None = None
 
     @property
     def in_flight(self) -> int:
@@ -239,15 +262,29 @@ class KafkaClientProtocol:
         return correlation_id, data
 
     def receive_bytes(self, data: bytes) -> list[tuple[int, Any]]:
-        responses = []
-        for frame in self._frames.feed(data):
-            correlation_id = response_correlation_id(frame)
-            expected = self._in_flight.pop(correlation_id, None)
-            if expected is None:
-                foreign = identify_foreign(struct.pack(">i", len(frame)) + frame)
-                if foreign is not None:
-                    raise NotKafka(foreign)
-                raise MalformedFrame(f"response correlation id {correlation_id} matches no request in flight")
-            api_key, version = expected
-            responses.append(decode_response(frame, api_key=api_key, api_version=version))
+        """The responses completed by ``data``. A bad frame after good ones (foreign bytes, a size
+        beyond the maximum, an answer to no request) does not cost the responses before it: they
+        are returned and the error is raised by the next call (``receive_bytes(b"")`` at once)."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        responses: list[tuple[int, Any]] = []
+        try:
+            for frame in self._frames.feed(data):
+                responses.append(self._response(frame))
+        except MalformedFrame as exc:
+            if not responses:
+                raise
+            self._error = exc
         return responses
+
+    def _response(self, frame: bytes) -> tuple[int, Any]:
+        correlation_id = response_correlation_id(frame)
+        expected = self._in_flight.pop(correlation_id, None)
+        if expected is None:
+            foreign = identify_foreign(struct.pack(">i", len(frame)) + frame)
+            if foreign is not None:
+                raise NotKafka(foreign)
+            raise MalformedFrame(f"response correlation id {correlation_id} matches no request in flight")
+        api_key, version = expected
+        return decode_response(frame, api_key=api_key, api_version=version)

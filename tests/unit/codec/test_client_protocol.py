@@ -142,3 +142,21 @@ def test_tls_alert_answer_raises_not_kafka():
     with pytest.raises(NotKafka) as raised:
         protocol.receive_bytes(bytes.fromhex("15 03 03 00 02 02 28"))
     assert raised.value.foreign.kind == "tls_alert"
+
+
+@pytest.mark.parametrize("bad", [bytes.fromhex("15 03 03 00 02 02 28"), bytes.fromhex("7f ff ff ff")],
+                         ids=["tls_alert", "too_large"])
+def test_responses_before_a_bad_frame_in_the_same_read_are_returned_and_the_next_call_raises(bad):
+    protocol = pipelined()
+    assert protocol.receive_bytes(API_VERSIONS_V0_ANSWER_TO_1 + bad) == [(1, API_VERSIONS_0_TO_4)]
+    with pytest.raises(MalformedFrame):
+        protocol.receive_bytes(b"")
+
+
+def test_response_before_an_answer_to_no_request_is_returned_and_the_next_call_raises():
+    protocol = KafkaClientProtocol()
+    protocol.send_request(ApiVersionsRequest(version=0))  # id 1 in flight; nothing asked with id 2
+    assert protocol.receive_bytes(API_VERSIONS_V0_ANSWER_TO_1 + SASL_HANDSHAKE_ANSWER_TO_2) == [
+        (1, API_VERSIONS_0_TO_4)]
+    with pytest.raises(MalformedFrame, match="correlation id 2 matches no request in flight"):
+        protocol.receive_bytes(b"")

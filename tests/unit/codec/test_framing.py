@@ -94,6 +94,37 @@ def test_frame_of_exactly_the_maximum_is_accepted_and_one_byte_more_is_not():
         FrameBuffer(max_frame_size=16).feed(golden("00 00 00 11"))
 
 
+# --- a bad frame after good ones -------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("bad", "error"), [(bytes.fromhex("7f ff ff ff") + bytes(8), FrameTooLarge),
+                                            (bytes.fromhex("15 03 03 00 02 02 28"), NotKafka)],
+                         ids=["too_large", "tls_alert"])
+def test_frames_before_a_bad_one_in_the_same_read_are_returned_and_the_next_feed_raises(bad, error):
+    buffer = FrameBuffer()
+    assert buffer.feed(STREAM + bad) == FRAMES
+    assert isinstance(buffer.error, error)
+    assert buffer.pending == 0
+    with pytest.raises(error):
+        buffer.feed(FRAME_A)
+    assert buffer.error is None
+
+
+def test_feeding_nothing_raises_the_error_kept_from_the_last_read():
+    buffer = FrameBuffer()
+    assert buffer.feed(FRAME_A + bytes.fromhex("80 00 00 00")) == [FRAME_A[4:]]
+    with pytest.raises(FrameTooLarge):
+        buffer.feed(b"")
+
+
+def test_after_the_kept_error_is_raised_the_buffer_frames_again():
+    buffer = FrameBuffer()
+    buffer.feed(FRAME_A + bytes.fromhex("80 00 00 00"))
+    with pytest.raises(FrameTooLarge):
+        buffer.feed(b"")
+    assert buffer.feed(FRAME_B) == [FRAME_B[4:]]
+
+
 # --- other protocols ------------------------------------------------------------------------------
 
 TLS_ALERT = golden(
