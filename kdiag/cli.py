@@ -259,6 +259,15 @@ def bootstrap(
     no_roundtrip: Annotated[bool, typer.Option(
         "--no-roundtrip", help="Stop after checking the advertised brokers.",
     )] = False,
+    no_listener_scan: Annotated[bool, typer.Option(
+        "--no-listener-scan", help="When the advertised brokers (or the bootstrap port) fail, do not try the "
+        "bootstrap host's other ports for a listener that works from here.",
+    )] = False,
+    listener_ports: Annotated[str | None, typer.Option(
+        "--listener-ports", metavar="PORT[,...]", show_default=False,
+        help="The other ports to try for that (default: the usual Kafka ports, the bootstrap port's neighbours "
+        "and the advertised ports).",
+    )] = None,
     client_settings: ClientSettingOption = None,
     command_config: CommandConfigOption = None,
     metadata_version: Annotated[int | None, typer.Option(
@@ -287,6 +296,7 @@ def bootstrap(
         connect_timeout=connect_timeout, topic=topic, roundtrip=not no_roundtrip,
         x_options=client_settings or (), command_config=command_config,
         metadata_version=metadata_version, output=output, capture=capture, iface=iface, pcap_out=pcap_out,
+        scan_listeners=not no_listener_scan, listener_ports=listener_ports,
     )
 
 
@@ -306,6 +316,8 @@ def run_bootstrap_command(
     capture: bool = False,
     iface: str | None = None,
     pcap_out: str | None = None,
+    scan_listeners: bool = True,
+    listener_ports: str | None = None,
 ) -> ExitStatus:
     """``kdiag bootstrap``: validate, run the stages, print the report; exit 1 if it has problems."""
     from kdiag.target import parse_bootstrap
@@ -324,13 +336,19 @@ def run_bootstrap_command(
         _check_writable(output)
     if (iface is not None or pcap_out is not None) and not capture:
         raise UsageError("--iface and --pcap-out go with --capture")
+    ports = None
+    if listener_ports is not None:
+        if not scan_listeners:
+            raise UsageError("--listener-ports and --no-listener-scan contradict each other")
+        ports = _ports("--listener-ports", listener_ports)
 
     from kdiag import orchestrate
 
     options = orchestrate.BootstrapOptions(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=topic,
         roundtrip=roundtrip, metadata_version=metadata_version, client_settings=dict(settings.settings),
-        redacted_settings=settings.redacted(), secrets=settings.secrets,
+        redacted_settings=settings.redacted(), secrets=settings.secrets, scan_listeners=scan_listeners,
+        listener_ports=ports,
     )
     if not capture:
         report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
@@ -346,6 +364,16 @@ def run_bootstrap_command(
     finally:
         summary = finish_live_capture(sniffer, report)
     return _emit_report(env, replace(report, capture=summary), fmt, output)
+
+
+def _ports(option: str, text: str) -> tuple[int, ...]:
+    ports = []
+    for word in text.split(","):
+        word = word.strip()
+        if not word.isdigit() or not 0 < int(word) < 65536:
+            raise UsageError(f"{option} takes ports 1-65535, comma-separated: {word!r} is not one")
+        ports.append(int(word))
+    return tuple(dict.fromkeys(ports))
 
 
 def _run_with_progress(env: Environment, fmt: Format, run: Callable[[Progress | None], Report]) -> Report:

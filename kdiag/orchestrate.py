@@ -32,12 +32,12 @@ from kdiag.report import (
     TlsDetail,
     Vantage,
 )
-from probes import advertised, dns, tcp
+from probes import advertised, dns, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
                           start_tls)
-from probes.results import DnsResult, KafkaCheck, SaslResult, TcpResult
+from probes.results import DnsResult, KafkaCheck, ListenerScan, SaslResult, TcpResult
 from probes.sasl import SaslConfigError
 from probes.tls import TlsConfigError, describe
 
@@ -60,6 +60,8 @@ class BootstrapOptions:
     redacted_settings: dict[str, str] = field(default_factory=dict)  # what the report may show
     secrets: tuple[str, ...] = ()  # values to scrub from anything the client logs
     group: str | None = None
+    scan_listeners: bool = True  # try the bootstrap host's other ports when the advertised brokers fail
+    listener_ports: tuple[int, ...] | None = None  # the ports to try; None: listeners.candidate_ports
 
 
 def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None) -> Report:
@@ -87,6 +89,7 @@ class _Run:
         self.conn: KafkaConnection | None = None
         self.endpoint: Endpoint | None = None
         self.sasl_not_probed = False  # the listener enables the client's GSSAPI/OAUTHBEARER: kdiag cannot log in
+        self.refused: TcpResult | None = None  # set when every bootstrap address refused the connection
 
     def close(self) -> None:
         if self.conn is not None:
@@ -122,10 +125,15 @@ class _Run:
                 self.skip_security("blocked by tcp: no bootstrap address accepts connections")
                 self.skip("metadata", "blocked by tcp: no bootstrap address accepts connections")
         cluster = None
+        other_listeners = None
         if kafka is not None and kafka.ok:
             cluster = self.stage_advertised(kafka)
+            if self.stage_named("advertised").failed:
+                other_listeners = self.scan_other_listeners(cluster)
         else:
             self.skip("advertised", "blocked by metadata: no advertised broker list to check")
+            if self.refused is not None:
+                other_listeners = self.scan_other_listeners(None)
         if not options.roundtrip:
             self.skip("roundtrip", "disabled with --no-roundtrip")
         elif self.sasl_not_probed:
@@ -135,7 +143,7 @@ class _Run:
                       "until its own timeout")
         else:
             self.stage_roundtrip(cluster)
-        return replace(report, stages=tuple(self.stages), cluster=cluster)
+        return replace(report, stages=tuple(self.stages), cluster=cluster, other_listeners=other_listeners)
 
     def stage_named(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)
@@ -184,6 +192,8 @@ class _Run:
                        + "; ".join(f"{_addr(r)} {r.status}" for r in tcp_results if not r.ok))
         else:
             status, summary = "fail", "; ".join(f"{_addr(r)} {r.status}: {r.error}" for r in tcp_results)
+            if tcp_results and all(r.status == "refused" for r in tcp_results):
+                self.refused = tcp_results[0]
         self.record(Stage("tcp", status, elapsed_ms(started), summary, TcpDetail(tcp_results)))
         return sockets
 
@@ -362,6 +372,36 @@ class _Run:
         detail = AdvertisedDetail(len(reports), reachable)
         self.record(Stage("advertised", status, elapsed_ms(started), summary, detail))
         return cluster
+
+    # --- the bootstrap host's other listeners ----------------------------------------------------
+
+    def scan_other_listeners(self, cluster: Cluster | None) -> ListenerScan | None:
+        """Other ports of the bootstrap address: one may serve a listener that works from here.
+
+        Run after the advertised stage failed (``cluster`` given) or when every bootstrap address
+        refused the connection; not with ``--no-listener-scan``, nor when the deadline has passed.
+        """
+        if not self.options.scan_listeners or self.deadline.expired:
+            return None
+        if cluster is not None:
+            if self.conn is None or self.endpoint is None:
+                return None
+            host, port, address = self.endpoint.host, self.endpoint.port, self.conn.sock.getpeername()[0]
+            known = {(b.host, b.port): (b.dns, b.tcp) for b in cluster.brokers}
+            advertised_ports = [b.port for b in cluster.brokers]
+            cluster_id = cluster.cluster_id
+        else:
+            refused = self.refused
+            endpoint = next((t for t in self.options.targets if t.port == refused.port), self.options.targets[0])
+            host, port, address, known, advertised_ports, cluster_id = (endpoint.host, refused.port, refused.address,
+                                                                         {}, [], None)
+        ports = self.options.listener_ports
+        if ports is None:
+            ports = listeners.candidate_ports(port, advertised=advertised_ports)
+        return listeners.scan_listeners(host, address, [p for p in ports if p != port], deadline=self.deadline,
+                                        connect_timeout=self.options.connect_timeout, cluster_id=cluster_id,
+                                        security=self.security, metadata_version=self.options.metadata_version,
+                                        known=known)
 
     def find_coordinator(self) -> CoordinatorReport | None:
         from probes.roundtrip import default_group

@@ -6,7 +6,8 @@ the CLI, the sidecar and the fleet job can re-diagnose a report loaded from disk
 
 Additions to the contract's shape (documented in README "Report schema additions"): ``cluster.topics``,
 ``cluster.coordinator``, per-broker ``identity``, ``tls`` and ``sasl`` (null when the client settings
-ask for neither), and the typed ``detail`` of each stage.
+ask for neither), the typed ``detail`` of each stage, and ``other_listeners`` (the bootstrap host's
+other ports, tried when the advertised brokers or the bootstrap port fail).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from probes.results import (
     DnsResult,
     IdentityCheck,
     KafkaCheck,
+    ListenerScan,
     RoundtripResult,
     SaslResult,
     TcpResult,
@@ -230,6 +232,7 @@ class Report:
     schema: str = SCHEMA
     client: Mapping[str, Any] = field(default_factory=dict)  # redacted client settings in use
     capture: kdiag.capture.model.CaptureSummary | None = None  # bootstrap --capture: the wire's view
+    other_listeners: ListenerScan | None = None  # the bootstrap host's other ports, when a failure asked for them
 
     def stage(self, name: str) -> Stage | None:
         return next((s for s in self.stages if s.name == name), None)

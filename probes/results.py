@@ -227,3 +227,61 @@ class RoundtripResult:
     @property
     def ok(self) -> bool:
         return self.error is None and self.reason is None and self.consume_ms is not None
+
+
+# --- the bootstrap host's other listeners (probes.listeners) ---------------------------------------
+
+
+@dataclass(frozen=True)
+class AdvertisedAddress:
+    """One broker that another listener advertises, and whether it resolves and connects from here."""
+
+    node_id: int
+    host: str
+    port: int
+    dns: str  # DnsResult.status
+    tcp: str  # TcpResult.status ("skip" when the name did not resolve)
+
+    @property
+    def usable(self) -> bool:
+        return self.dns == "ok" and self.tcp == "ok"
+
+
+@dataclass(frozen=True)
+class ListenerProbe:
+    """One other port that accepted a connection.
+
+    ``status``: ok (a listener of the same cluster answered the metadata request) | other_cluster
+    | the :class:`KafkaCheck` status otherwise (not_kafka, tls_expected, auth_required, error), or
+    ``tls_failed`` when the client's TLS settings did not get through the handshake.
+    """
+
+    port: int
+    status: str
+    cluster_id: str | None = None
+    brokers: tuple[AdvertisedAddress, ...] = ()
+    error: str | None = None
+
+    @property
+    def usable(self) -> bool:
+        """A listener of this cluster whose every advertised broker resolves and connects from here."""
+        return self.status == "ok" and bool(self.brokers) and all(b.usable for b in self.brokers)
+
+
+@dataclass(frozen=True)
+class ListenerScan:
+    """The other ports tried on the bootstrap host (``address`` is the address of ``host`` used)."""
+
+    host: str
+    address: str
+    ports: tuple[int, ...] = ()  # every port tried
+    listeners: tuple[ListenerProbe, ...] = ()  # the ports that accepted a connection, by port
+    reason: str | None = None  # why the scan did not finish, if it did not
+
+    @property
+    def usable(self) -> tuple[ListenerProbe, ...]:
+        return tuple(listener for listener in self.listeners if listener.usable)
+
+    @property
+    def open_ports(self) -> frozenset[int]:
+        return frozenset(listener.port for listener in self.listeners)

@@ -163,6 +163,8 @@ def free_port_base(report: Report, count: int) -> int:
     taken = {e.port for e in report.bootstrap}
     if report.cluster is not None:
         taken.update(b.port for b in report.cluster.brokers)
+    if report.other_listeners is not None:  # ports of the bootstrap host that something listens on
+        taken.update(report.other_listeners.open_ports)
     for base in _PORT_BASES:
         if all(base + i not in taken for i in range(count)):
             return base
@@ -257,6 +259,17 @@ def _option_two(report: Report, brokers: Sequence[BrokerReport], used: Endpoint,
     return head + "\n\n" + "\n\n".join(blocks) + "\n\n" + " ".join(tail)
 
 
+def other_listener_hint(report: Report, *, then: str = "") -> str | None:
+    """The quickest way out when the run found one: bootstrap through a listener that works from here."""
+    scan = report.other_listeners
+    usable = () if scan is None else scan.usable
+    if not usable:
+        return None
+    endpoints = join_words(f"{hostport(scan.host, listener.port)}" for listener in usable)
+    return (f"Quickest, with no broker change: the bootstrap host has a listener that works from here. Bootstrap "
+            f"with {endpoints} instead (see OTHER_LISTENER_WORKS){then}.")
+
+
 def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, shared: bool | None = None,
                             keep_inside: bool = True) -> str:
     """The seed's two ways out, one block per affected broker: advertise what the client used
@@ -270,7 +283,9 @@ def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, 
         return ""
     if shared is None:
         shared = shares_external_host(report, brokers)
-    options = [_option_one(report, brokers, used, shared=shared, allow_loopback=not keep_inside)]
+    options = [other_listener_hint(report, then="; change the brokers as below only if clients here must use "
+                                   f"{hostport(used.host, used.port)}"),
+               _option_one(report, brokers, used, shared=shared, allow_loopback=not keep_inside)]
     if keep_inside:
         options.append(_option_two(report, brokers, used, shared=shared))
     text = [o for o in options if o]

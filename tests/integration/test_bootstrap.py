@@ -85,6 +85,33 @@ def test_ec2_internal_hostname_is_diagnosed_as_advertised_unresolvable(ec2_broke
 
 
 @pytest.mark.broker
+def test_the_brokers_other_listener_that_works_from_here_is_found_and_pointed_to(ec2_broker):
+    """Option 2 from the wrong side: the port used advertises the internal name; INTERNAL, a port away,
+    advertises an address that works here. The metadata never mentions it: only the scan finds it."""
+    internal = next(listener for listener in ec2_broker.spec.listeners if listener.name == "INTERNAL")
+    run = run_kdiag("bootstrap", ec2_broker.bootstrap_servers, "--json", "--listener-ports", f"{internal.port},1")
+    assert run.exit_code == 1, run.stderr
+    scan = run.report["other_listeners"]
+    assert scan["ports"] == [internal.port, 1]
+    assert [(entry["port"], entry["status"], entry["cluster_id"]) for entry in scan["listeners"]] == [
+        (internal.port, "ok", ec2_broker.cluster_id)]
+    assert scan["listeners"][0]["brokers"] == [
+        {"node_id": ec2_broker.spec.node_id, "host": "127.0.0.1", "port": internal.port, "dns": "ok", "tcp": "ok"}]
+    hint = run.finding("OTHER_LISTENER_WORKS")
+    assert hint["severity"] == "info" and hint["title"].startswith(f"127.0.0.1:{internal.port} is another listener")
+    assert f"Bootstrap with 127.0.0.1:{internal.port} instead" in run.finding("ADVERTISED_UNRESOLVABLE")["fix"]
+    confirmed = run_kdiag("bootstrap", f"127.0.0.1:{internal.port}", "--json", "--no-roundtrip")
+    assert confirmed.exit_code == 0, confirmed.stdout  # the advice holds
+
+
+@pytest.mark.broker
+def test_no_listener_scan_leaves_the_other_ports_alone(ec2_broker):
+    run = run_kdiag("bootstrap", ec2_broker.bootstrap_servers, "--json", "--no-listener-scan")
+    assert run.exit_code == 1, run.stderr
+    assert run.report["other_listeners"] is None and "OTHER_LISTENER_WORKS" not in run.finding_ids()
+
+
+@pytest.mark.broker
 def test_advertised_port_with_nothing_behind_it_is_advertised_unreachable(tmp_path):
     dead_port = free_port()
     spec = two_listener_spec(Listener("EXTERNAL", "127.0.0.1", dead_port))

@@ -156,6 +156,9 @@ def test_click_usage_errors_are_one_line_and_exit_2(kdiag, args: tuple[str, ...]
     (("--json", "--format", "markdown"), "--json and --format markdown disagree"),
     (("--topic", "has space"), "topic names may hold only letters, digits"),
     (("--output", "/nonexistent-dir/report.json"), "cannot write --output /nonexistent-dir/report.json"),
+    (("--listener-ports", "9093,http"), "--listener-ports takes ports 1-65535, comma-separated: 'http' is not one"),
+    (("--listener-ports", "70000"), "--listener-ports takes ports 1-65535, comma-separated: '70000' is not one"),
+    (("--listener-ports", "9093", "--no-listener-scan"), "--listener-ports and --no-listener-scan contradict"),
 ])
 def test_option_values_are_checked_before_anything_runs(kdiag, args: tuple[str, ...], expected: str) -> None:
     _assert_one_line_usage_error(kdiag("bootstrap", "broker:9092", *args), expected)

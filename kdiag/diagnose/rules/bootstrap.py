@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from kdiag.diagnose.facts import (DNS_FAILURES, bootstrap_addresses, bootstrap_attempts, bootstrap_dns,
                                   bootstrap_resolved, bootstrap_usable, hostport, java_address, join_words)
-from kdiag.diagnose.fixes import open_port_fix
+from kdiag.diagnose.fixes import open_port_fix, other_listener_hint
 from kdiag.diagnose.hosts import classify_host, is_loopback
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.report import Endpoint, Finding, Report
@@ -192,6 +192,9 @@ def _connect_findings(report: Report, status: str) -> tuple[Finding, ...]:
                     "attempts": [{"address": a.address, "port": a.port, "status": a.status, "error": a.error,
                                   "duration_ms": a.duration_ms} for a in attempts]}
         fix = open_port_fix(report, [("the bootstrap address", endpoint.port, endpoint.host)], status)
+        hint = other_listener_hint(report) if status == "refused" else None
+        if hint:
+            fix = f"{hint}\n\n{fix}"
         findings.append(finding(_TCP_RULE[status], "warning" if usable else "error",
                                 _TITLE[status].format(target=target),
                                 f"Connecting to {target}: {why}. {consequence}", evidence, fix))

@@ -86,16 +86,19 @@ class Expect:
     """The outcome of ``kdiag bootstrap`` from one vantage.
 
     ``findings`` is the exact set of findings of severity error or warning (each with the text its
-    title and fix must contain); ``stages`` maps the stages worth pinning to their status.
+    title and fix must contain); ``stages`` maps the stages worth pinning to their status; ``hints``
+    are info findings that must be there too (other infos may come and go).
     """
 
     exit_code: int
     findings: tuple[FindingExpect, ...] = ()
     stages: Mapping[str, str] = field(default_factory=dict)
+    hints: tuple[FindingExpect, ...] = ()
 
     def __post_init__(self) -> None:
-        findings = tuple(FindingExpect(f) if isinstance(f, str) else f for f in self.findings)
-        object.__setattr__(self, "findings", findings)
+        for attribute in ("findings", "hints"):
+            wanted = tuple(FindingExpect(f) if isinstance(f, str) else f for f in getattr(self, attribute))
+            object.__setattr__(self, attribute, wanted)
         object.__setattr__(self, "stages", MappingProxyType(dict(self.stages)))
 
     @property
@@ -115,6 +118,10 @@ class Expect:
                 for f in self.findings
             ],
             "stages": dict(self.stages),
+            "hints": [
+                {"id": f.id, "title_contains": list(f.title_contains), "fix_contains": list(f.fix_contains)}
+                for f in self.hints
+            ],
         }
 
 
@@ -125,9 +132,11 @@ def healthy(*, roundtrip: bool = True) -> Expect:
     return Expect(0, (), stages)
 
 
-def problems(*findings: FindingExpect | str, stages: Mapping[str, str] | None = None) -> Expect:
-    """Exit 1 with exactly these error/warning findings."""
-    return Expect(1, tuple(FindingExpect(f) if isinstance(f, str) else f for f in findings), stages or {})
+def problems(*findings: FindingExpect | str, stages: Mapping[str, str] | None = None,
+             hints: Sequence[FindingExpect | str] = ()) -> Expect:
+    """Exit 1 with exactly these error/warning findings (and at least the info findings ``hints``)."""
+    return Expect(1, tuple(FindingExpect(f) if isinstance(f, str) else f for f in findings), stages or {},
+                  tuple(hints))
 
 
 def compare(expect: Expect, exit_code: int, report: Mapping[str, Any] | None) -> list[str]:
@@ -147,8 +156,12 @@ def compare(expect: Expect, exit_code: int, report: Mapping[str, Any] | None) ->
     if unexpected:
         described = "; ".join(f"{f['id']} ({f['severity']}): {f.get('title', '')}" for f in found if f["id"] in unexpected)
         differences.append(f"unexpected finding {described}")
-    for wanted in expect.findings:
-        for got in (f for f in found if f["id"] == wanted.id):
+    infos = [f for f in report.get("findings", ()) if f.get("severity") == "info"]
+    absent_hints = sorted({hint.id for hint in expect.hints} - {f["id"] for f in infos})
+    if absent_hints:
+        differences.append(f"missing info finding {', '.join(absent_hints)}")
+    for wanted, among in [(w, found) for w in expect.findings] + [(w, infos) for w in expect.hints]:
+        for got in (f for f in among if f["id"] == wanted.id):
             for part, texts in (("title", wanted.title_contains), ("fix", wanted.fix_contains)):
                 absent = [text for text in texts if text not in got.get(part, "")]
                 if absent:

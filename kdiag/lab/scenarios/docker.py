@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from kdiag.lab.kafka import BrokerSpec, Listener
 from kdiag.lab.netns import Dnat, Host, Link, Route, Topology
-from kdiag.lab.scenarios.base import (Expect, LabBroker, LabProcess, Scenario, Vantage, finding, healthy, problems,
-                                      python_module)
+from kdiag.lab.scenarios.base import (Expect, FindingExpect, LabBroker, LabProcess, Scenario, Vantage, finding,
+                                      healthy, problems, python_module)
 
 CONTAINER_NAME = "kafka0"
 ALICE_NAME = "never-gonna-give-you-up"
@@ -91,14 +91,23 @@ BROKER = LabBroker(
     ),
 )
 
-def _unresolvable(name: str) -> Expect:
-    return problems(finding("ADVERTISED_UNRESOLVABLE", title=name),
-                    stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"})
+def _works_instead(bootstrap: str) -> tuple[FindingExpect, ...]:
+    """The listener kdiag finds on another port of the bootstrap host, and must point the client to."""
+    return (finding("OTHER_LISTENER_WORKS", title=bootstrap, fix=f"kdiag bootstrap {bootstrap}"),)
 
 
-def _loopback() -> Expect:
-    return problems(finding("ADVERTISED_LOOPBACK", title="localhost:9092"),
-                    stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"})
+def _unresolvable(name: str, *, instead: str | None = None) -> Expect:
+    return problems(finding("ADVERTISED_UNRESOLVABLE", title=name,
+                            fix=f"Bootstrap with {instead} instead" if instead else ()),
+                    stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"},
+                    hints=_works_instead(instead) if instead else ())
+
+
+def _loopback(*, instead: str | None = None) -> Expect:
+    return problems(finding("ADVERTISED_LOOPBACK", title="localhost:9092",
+                            fix=f"Bootstrap with {instead} instead" if instead else ()),
+                    stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"},
+                    hints=_works_instead(instead) if instead else ())
 
 
 DOCKER_LISTENERS = Scenario(
@@ -140,22 +149,26 @@ The nine cases (client place x listener), and two more:
         Vantage("other-container-bob", host="other-container", bootstrap=f"{CONTAINER_NAME}:29092", expect=healthy(),
                 why="The seed: \"Each Docker container will resolve kafka0 using Docker's internal network, and be "
                     "able to reach the broker.\""),
-        Vantage("other-container-fred", host="other-container", bootstrap=f"{CONTAINER_NAME}:9092", expect=_loopback(),
+        Vantage("other-container-fred", host="other-container", bootstrap=f"{CONTAINER_NAME}:9092",
+                expect=_loopback(instead=f"{CONTAINER_NAME}:29092"),
                 why="The seed's kafkacat -b kafka0:9092 -L: \"broker 0 at localhost:9092\". From another container, "
-                    "localhost is that container, where nothing listens."),
+                    "localhost is that container, where nothing listens. kdiag finds BOB on 29092, which works here."),
         Vantage("other-container-alice", host="other-container", bootstrap=f"{CONTAINER_NAME}:29094",
-                expect=_unresolvable(ALICE_NAME),
+                expect=_unresolvable(ALICE_NAME, instead=f"{CONTAINER_NAME}:29092"),
                 why="ALICE hands back never-gonna-give-you-up, which only a hosts entry resolves; this container "
-                    "has none."),
+                    "has none. BOB, on 29092 of the same container, works from here."),
         Vantage("docker-host-bob", host="docker-host", bootstrap=f"{CONTAINER_IP}:29092",
-                expect=_unresolvable(CONTAINER_NAME),
+                expect=_unresolvable(CONTAINER_NAME, instead=f"{CONTAINER_IP}:9092"),
                 why="The Docker host can connect to the container's address, but kafka0 is a name only Docker's "
-                    "DNS inside the network knows: the bootstrap works, the advertised container name does not."),
+                    "DNS inside the network knows: the bootstrap works, the advertised container name does not. "
+                    "FRED, on 9092, advertises localhost:9092, which the host publishes: that one works here."),
         Vantage("docker-host-fred", host="docker-host", bootstrap="localhost:9092", expect=healthy(),
                 why="The seed: \"clients running local on the Docker host machine\" use FRED; localhost:9092 is "
                     "published to the container, and the advertised localhost:9092 is the same place."),
-        Vantage("docker-host-alice", host="docker-host", bootstrap="localhost:29094", expect=_unresolvable(ALICE_NAME),
-                why="29094 is published, but the host has no hosts entry for never-gonna-give-you-up."),
+        Vantage("docker-host-alice", host="docker-host", bootstrap="localhost:29094",
+                expect=_unresolvable(ALICE_NAME, instead="localhost:9092"),
+                why="29094 is published, but the host has no hosts entry for never-gonna-give-you-up. FRED "
+                    "(localhost:9092) is the listener for clients on the Docker host, and kdiag points there."),
         Vantage("outside-bob", host="outside", bootstrap=f"{CONTAINER_NAME}:29092",
                 expect=problems("BOOTSTRAP_UNRESOLVABLE", stages={"dns": "fail"}),
                 why="The seed: kafka0, the internal Docker hostname, is not resolvable outside Docker."),

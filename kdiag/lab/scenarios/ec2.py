@@ -185,11 +185,14 @@ real one is.""",
             "laptop-internal-port", host="laptop", bootstrap=f"{PUBLIC_NAME}:19092",
             expect=problems(
                 finding("ADVERTISED_UNRESOLVABLE", title=INTERNAL_NAME,
-                        fix=(f"EXTERNAL://{PUBLIC_NAME}:9092", f"bootstrap with {PUBLIC_NAME}:9092")),
+                        fix=(f"Bootstrap with {PUBLIC_NAME}:9092 instead", "Option 2")),
                 stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"},
+                hints=(finding("OTHER_LISTENER_WORKS", title=f"{PUBLIC_NAME}:9092",
+                               fix=f"kdiag bootstrap {PUBLIC_NAME}:9092"),),
             ),
             why="The INTERNAL port reached from outside: its metadata advertises the internal name, NXDOMAIN on "
-                "the internet. The fix points at EXTERNAL on 9092.",
+                "the internet. kdiag finds the EXTERNAL listener on 9092 of the same host, whose advertised "
+                "public name works from the laptop, and points there first.",
         ),
         Vantage(
             "vpc-app-external-name", host="vpc-app", bootstrap=f"{PUBLIC_NAME}:9092",

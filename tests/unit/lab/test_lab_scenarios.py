@@ -61,6 +61,18 @@ def test_title_and_fix_text_are_checked():
     assert compare(expect, 1, got) == ["ADVERTISED_UNRESOLVABLE: its title lacks 'ip-172-31-18-160'"]
 
 
+def test_hints_are_info_findings_that_must_be_there_with_their_text():
+    expect = problems("ADVERTISED_UNRESOLVABLE", hints=(finding("OTHER_LISTENER_WORKS", fix="kafka0:29092"),))
+    got = report(("ADVERTISED_UNRESOLVABLE", "error"))
+    assert compare(expect, 1, got) == ["missing info finding OTHER_LISTENER_WORKS"]
+    got = report(("ADVERTISED_UNRESOLVABLE", "error"), ("OTHER_LISTENER_WORKS", "info"),
+                 fixes={"OTHER_LISTENER_WORKS": "kdiag bootstrap kafka0:9092"})
+    assert compare(expect, 1, got) == ["OTHER_LISTENER_WORKS: its fix lacks 'kafka0:29092'"]
+    got = report(("ADVERTISED_UNRESOLVABLE", "error"), ("OTHER_LISTENER_WORKS", "info"),
+                 fixes={"OTHER_LISTENER_WORKS": "kdiag bootstrap kafka0:29092"})
+    assert compare(expect, 1, got) == []
+
+
 def test_pinned_stages_are_checked_with_the_stage_summary():
     expect = problems("BOOTSTRAP_REFUSED", stages={"tcp": "fail"})
     got = report(("BOOTSTRAP_REFUSED", "error"), stages={"dns": "ok", "tcp": "warn"})
