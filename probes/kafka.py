@@ -39,7 +39,7 @@ from probes.codec.errors import (ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED,
 from probes.deadline import elapsed_ms
 from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
 from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
-from probes.tls import TlsClient, TlsSettings, name_in_certificate
+from probes.tls import TlsAlertReceived, TlsClient, TlsSettings, name_in_certificate, refused
 
 CLIENT_ID = "kdiag"
 # A broker answers ApiVersions in milliseconds; a port silent this long is not a working broker.
@@ -61,6 +61,14 @@ class ConnectionClosed(KafkaProbeError):
     """The peer closed the connection before answering."""
 
 
+class TlsRefused(ConnectionClosed):
+    """The peer ended the TLS connection with an alert before answering (``alert``: its name)."""
+
+    def __init__(self, message: str, *, alert: str, received: int = 0) -> None:
+        super().__init__("error", message, received=received)
+        self.alert = alert
+
+
 class KafkaConnection:
     """A connected socket speaking Kafka through the sans-I/O ``KafkaClientProtocol``."""
 
@@ -68,6 +76,7 @@ class KafkaConnection:
         self.sock = sock
         self.protocol = KafkaClientProtocol(client_id=client_id)
         self.api_versions: ApiVersionsResponse | None = None
+        self.negotiation_error: KafkaProbeError | None = None  # how ApiVersions ended, when it failed
         self.received = 0
 
     def close(self) -> None:
@@ -131,6 +140,10 @@ class KafkaConnection:
                 raise KafkaProbeError("not_kafka", f"no answer to {what} within {timeout:.3g}s", foreign=silent)
             raise KafkaProbeError("error", f"no answer to {what} within {timeout:.3g}s "
                                   "(the broker accepted the connection but stalled)") from None
+        except TlsAlertReceived as exc:
+            what = type(request).__name__.removesuffix("Request")
+            raise TlsRefused(f"the server ended the TLS connection with the alert {exc.alert} instead of answering "
+                             f"{what}", alert=exc.alert, received=self.received) from None
         except OSError as exc:
             if isinstance(exc, KafkaProbeError):
                 raise
@@ -140,7 +153,18 @@ class KafkaConnection:
     # --- the conversations ----------------------------------------------------------------------
 
     def negotiate(self, *, timeout: float) -> ApiVersionsResponse:
-        """ApiVersions at kdiag's highest version; on UNSUPPORTED_VERSION, again at the broker's."""
+        """ApiVersions at kdiag's highest version; on UNSUPPORTED_VERSION, again at the broker's.
+
+        Once per connection: a failure is kept and raised again to whoever asks next."""
+        if self.negotiation_error is not None:
+            raise self.negotiation_error
+        try:
+            return self._negotiate(timeout=timeout)
+        except KafkaProbeError as exc:
+            self.negotiation_error = exc
+            raise
+
+    def _negotiate(self, *, timeout: float) -> ApiVersionsResponse:
         deadline = time.monotonic() + timeout
         version = SPECS[ApiVersionsRequest.API_KEY].max_version
         for _ in range(3):
@@ -296,6 +320,11 @@ def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
               timeout: float) -> tuple[TlsResult, KafkaConnection | None]:
     """The TLS handshake on a connected socket, for ``host``; the Kafka connection over it when it worked.
 
+    Under TLS 1.3 the server checks the client's certificate (or its absence) only after the client's
+    handshake is over, and says no with an alert on the first read: so, as a client's first request
+    would, ApiVersions goes out here, and an alert in answer is this handshake's failure. A connection
+    whose ApiVersions failed otherwise keeps that failure for the metadata stage to report.
+
     A failure gets a second look on a new connection, within the same ``timeout``: the certificate
     the server presents (it could not be read from a handshake that failed verification), or, when
     the peer hung up on the ClientHello, whether the port answers a plaintext ApiVersions.
@@ -303,7 +332,17 @@ def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
     deadline = time.monotonic() + timeout
     shake = tls.handshake(sock, host=host, timeout=timeout)
     if shake.stream is not None:
-        return shake.result, KafkaConnection(shake.stream)
+        conn = KafkaConnection(shake.stream)
+        if shake.result.version != "TLSv1.3":
+            return shake.result, conn  # TLS 1.2: the server's Finished was its verdict on the client
+        try:
+            conn.negotiate(timeout=max(min(deadline - time.monotonic(), API_VERSIONS_WAIT), 0.001))
+        except TlsRefused as exc:
+            conn.close()
+            return refused(shake.result, exc.alert, after_handshake=True), None
+        except KafkaProbeError:
+            pass  # not a TLS matter: check_kafka reports it from conn.negotiation_error
+        return shake.result, conn
     sock.close()
     result = shake.result
     address, port = result.address, result.port

@@ -152,7 +152,9 @@ class TlsResult:
     ``plaintext_kafka`` True when a plaintext ApiVersions on a new connection was answered, or
     ``received`` shows the non-TLS bytes) | closed (the peer hung up during the handshake, nothing
     else known) | alert (the server refused the handshake with a TLS alert, e.g. a client certificate
-    is required) | timeout | error | skip.
+    is required; under TLS 1.3 it comes on the first read after the handshake,
+    ``alert_after_handshake``) | timeout | error | skip. ``version`` is known for a refused handshake
+    too, from the server's ServerHello.
     """
 
     status: str
@@ -169,6 +171,9 @@ class TlsResult:
     verify_error: str | None = None  # and its message
     name_in_certificate: bool | None = None  # kdiag's own check of host against the SANs
     alert: str | None = None  # the TLS alert the server sent, e.g. "certificate_required"
+    alert_after_handshake: bool = False  # the alert came on the first read after the handshake (TLS 1.3)
+    client_certificate: CertificateInfo | None = None  # the certificate the client presents (None: none)
+    client_certificate_requested: bool | None = None  # the server asked for one (None: not known, TLS 1.3)
     received: str | None = None  # preview of what came back instead of TLS
     plaintext_kafka: bool | None = None
     client_hello_size: int | None = None  # the "size" a plaintext Kafka listener reads from our ClientHello

@@ -1,7 +1,8 @@
 """Stage ``tls``: the handshake a librdkafka client does, with the facts of why it fails.
 
 The client side is configured from librdkafka's settings (``ssl.ca.location``, ``ssl.ca.pem``,
-``ssl.certificate.location``, ``ssl.key.location``, ``ssl.key.password``,
+``ssl.certificate.location``, ``ssl.key.location``, ``ssl.key.password``, ``ssl.keystore.location`` and
+``ssl.keystore.password`` (PKCS#12, read with :mod:`probes.keystore`),
 ``enable.ssl.certificate.verification``, ``ssl.endpoint.identification.algorithm``) and behaves as
 librdkafka ≥ 2.0 does: the chain is verified against ``ssl.ca.location`` (else the system store),
 the name connected to is sent as SNI unless it is an IP address, and hostname verification is on
@@ -11,8 +12,9 @@ an IP address against the IP SANs with OpenSSL 3).
 
 The handshake runs over memory BIOs, so every byte in and out is seen: a peer that hangs up right
 after the ClientHello (a plaintext Kafka listener, which reads the hello as a 369 MB frame), one
-that answers in plaintext, and one that sends a TLS alert are told apart. Every step keeps the
-caller's ``timeout``.
+that answers in plaintext, and one that sends a TLS alert are told apart. The server's first flight
+is read too: under TLS 1.2 it says in the clear whether the server asked for a client certificate.
+Every step keeps the caller's ``timeout``.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from probes.deadline import elapsed_ms
+from probes.keystore import KeystoreError, encrypted_key_pem, load_pkcs12, pem_origin
 from probes.results import CertificateInfo, TlsResult
 
 # OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_EMAIL_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH.
@@ -42,6 +45,17 @@ _ALERT_DESCRIPTIONS = {0: "close_notify", 10: "unexpected_message", 20: "bad_rec
                        80: "internal_error", 86: "inappropriate_fallback", 109: "missing_extension",
                        112: "unrecognized_name", 116: "certificate_required", 120: "no_application_protocol"}
 _PREVIEW = 64
+_TRACE_LIMIT = 65536  # the server's first flight: its certificate chain and, in TLS 1.2, its CertificateRequest
+_VERSIONS = {0x0304: "TLSv1.3", 0x0303: "TLSv1.2", 0x0302: "TLSv1.1", 0x0301: "TLSv1"}
+
+
+class TlsAlertReceived(OSError):
+    """The server ended an established TLS connection with an alert (under TLS 1.3, its verdict on the
+    client certificate arrives this way, on the first read after the handshake)."""
+
+    def __init__(self, alert: str) -> None:
+        super().__init__(f"the server sent the TLS alert {alert}")
+        self.alert = alert
 
 
 class TlsConfigError(ValueError):
@@ -64,7 +78,8 @@ class TlsSettings:
     certificate_pem: str | None = None
     key_pem: str | None = field(default=None, repr=False)
     key_password: str | None = field(default=None, repr=False)
-    keystore_location: str | None = None  # PKCS#12: librdkafka reads it, Python's ssl cannot
+    keystore_location: str | None = None  # PKCS#12, read with the cryptography package
+    keystore_password: str | None = field(default=None, repr=False)
     verify_certificate: bool = True
     verify_hostname: bool = True
 
@@ -88,6 +103,7 @@ class TlsSettings:
             key_pem=settings.get("ssl.key.pem") or None,
             key_password=settings.get("ssl.key.password") or None,
             keystore_location=settings.get("ssl.keystore.location") or None,
+            keystore_password=settings.get("ssl.keystore.password") or None,
             verify_certificate=flag("enable.ssl.certificate.verification", True),
             verify_hostname=algorithm == "https",
         )
@@ -101,7 +117,7 @@ class TlsSettings:
         if self.ca_location and self.ca_location != "probe":
             sources.append(f"ssl.ca.location={self.ca_location}")
         if self.ca_pem:
-            sources.append("ssl.ca.pem")
+            sources.append(pem_origin(self.ca_pem) or "ssl.ca.pem")
         return " and ".join(sources) or "the system CA store (no ssl.ca.location)"
 
     def __repr__(self) -> str:
@@ -140,6 +156,7 @@ class TlsStream:
         self._flush()
 
     def recv(self, bufsize: int) -> bytes:
+        """Raises TlsAlertReceived when the server ends the connection with a TLS alert."""
         deadline = None if self._timeout is None else time.monotonic() + self._timeout
         while True:
             try:
@@ -148,6 +165,11 @@ class TlsStream:
                 pass
             except (ssl.SSLZeroReturnError, ssl.SSLEOFError):
                 return b""
+            except ssl.SSLError as exc:
+                alert = _alert_name(exc)
+                if alert is None:
+                    raise
+                raise TlsAlertReceived(alert) from None
             else:
                 self._flush()
                 return data
@@ -184,11 +206,16 @@ class Handshake:
 
 
 class _Trace:
-    """What crossed the wire during a handshake."""
+    """What crossed the wire during a handshake: the start of the ClientHello and (up to
+    ``_TRACE_LIMIT`` bytes) everything the server sent."""
 
     def __init__(self) -> None:
         self.hello = b""
         self.received = bytearray()
+
+    @property
+    def server_flight(self) -> ServerFlight:
+        return read_server_flight(bytes(self.received))
 
 
 class TlsClient:
@@ -196,7 +223,7 @@ class TlsClient:
 
     def __init__(self, settings: TlsSettings) -> None:
         self.settings = settings
-        self.context = _context(settings)
+        self.context, self.client_certificate = _context(settings)
         self._inspect = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         self._inspect.check_hostname = False
         self._inspect.verify_mode = ssl.CERT_NONE
@@ -211,7 +238,7 @@ class TlsClient:
         address, port = _peer(sock)
         base = TlsResult("error", host=host, address=address, port=port, sni=None if _is_ip(host) else host,
                          trust=self.trust, hostname_verification=self.settings.verify_hostname
-                         and self.settings.verify_certificate)
+                         and self.settings.verify_certificate, client_certificate=self.client_certificate)
         incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
         trace = _Trace()
         try:
@@ -235,6 +262,7 @@ class TlsClient:
                                      duration_ms=elapsed_ms(started)))
         certificate = _peer_certificate(tls)
         result = replace(base, status="ok", version=tls.version(), cipher=(tls.cipher() or (None,))[0],
+                         client_certificate_requested=trace.server_flight.certificate_requested,
                          certificate=certificate, client_hello_size=_size(trace.hello),
                          name_in_certificate=name_in_certificate(certificate, host) if certificate else None,
                          error=None, duration_ms=elapsed_ms(started))
@@ -287,8 +315,8 @@ def _drive(sock: socket.socket, tls: ssl.SSLObject, incoming: ssl.MemoryBIO, out
         if not chunk:
             incoming.write_eof()
             continue
-        if len(trace.received) < _PREVIEW:
-            trace.received += chunk[: _PREVIEW - len(trace.received)]
+        if len(trace.received) < _TRACE_LIMIT:
+            trace.received += chunk[: _TRACE_LIMIT - len(trace.received)]
         incoming.write(chunk)
     pending = outgoing.read()  # TLS 1.3: the client's Finished goes out after do_handshake returns
     if pending:
@@ -296,22 +324,39 @@ def _drive(sock: socket.socket, tls: ssl.SSLObject, incoming: ssl.MemoryBIO, out
         sock.sendall(pending)
 
 
+def _alert_name(exc: ssl.SSLError) -> str | None:
+    """The TLS alert OpenSSL says the peer sent (``SSLV3_ALERT_BAD_CERTIFICATE`` → ``bad_certificate``)."""
+    reason = (exc.reason or "").upper()
+    return reason.split("ALERT_", 1)[1].lower() if "ALERT_" in reason else None
+
+
+def refused(base: TlsResult, alert: str, *, after_handshake: bool = False) -> TlsResult:
+    """``base`` as a handshake the server refused with ``alert``."""
+    if after_handshake:
+        error = (f"the {base.version or 'TLS'} handshake completed on the client's side, then the server refused "
+                 f"the connection with the TLS alert {alert} on the first read (a TLS 1.3 server checks the client "
+                 "certificate after the client's Finished)")
+    else:
+        error = f"the server refused the {base.version or 'TLS'} handshake with the TLS alert {alert}"
+    return replace(base, status="alert", alert=alert, alert_after_handshake=after_handshake, error=error)
+
+
 def _classify_ssl_error(base: TlsResult, exc: ssl.SSLError, trace: _Trace) -> TlsResult:
     reason = (exc.reason or "").upper()
     received = bytes(trace.received)
     hello = _size(trace.hello)
-    if "ALERT_" in reason:
-        alert = reason.split("ALERT_", 1)[1].lower()
-        return replace(base, status="alert", alert=alert, client_hello_size=hello,
-                       error=f"the server refused the handshake with the TLS alert {alert}")
+    flight = trace.server_flight
+    base = replace(base, version=flight.version, client_certificate_requested=flight.certificate_requested)
+    alert = _alert_name(exc)
+    if alert is not None:
+        return replace(refused(base, alert), client_hello_size=hello)
     if received and not _looks_like_tls(received):
         return replace(base, status="not_tls", received=_preview(received), client_hello_size=hello,
                        error=f"the server answered the ClientHello with bytes that are not TLS "
                              f"({_preview(received)!r})")
     if received[:1] == b"\x15" and len(received) >= 7:
         alert = _ALERT_DESCRIPTIONS.get(received[6], f"alert {received[6]}")
-        return replace(base, status="alert", alert=alert, client_hello_size=hello,
-                       error=f"the server refused the handshake with the TLS alert {alert}")
+        return replace(refused(base, alert), client_hello_size=hello)
     if isinstance(exc, ssl.SSLEOFError) or "EOF" in reason or "UNEXPECTED_EOF" in reason:
         return _closed(base, trace, "the peer closed the connection")
     return replace(base, status="error", client_hello_size=hello, received=_preview(received) or None,
@@ -326,6 +371,59 @@ def _closed(base: TlsResult, trace: _Trace, what: str) -> TlsResult:
     when = "right after the ClientHello" if trace.hello else "before the TLS handshake started"
     return replace(base, status="closed", client_hello_size=_size(trace.hello),
                    error=f"{what} {when}, without a TLS answer")
+
+
+@dataclass(frozen=True)
+class ServerFlight:
+    """What the server's cleartext handshake messages say: the version its ServerHello chose, and
+    whether it asked for a client certificate (TLS 1.2 sends CertificateRequest in the clear; TLS 1.3
+    encrypts it, so None: not known)."""
+
+    version: str | None = None
+    certificate_requested: bool | None = None
+
+
+def read_server_flight(data: bytes) -> ServerFlight:
+    """The handshake messages at the start of ``data`` (the server's bytes), as far as they go in the
+    clear; anything cut short or malformed ends the reading, never raises."""
+    messages = bytearray()
+    pos = 0
+    while pos + 5 <= len(data) and data[pos] == 0x16:  # handshake records, up to the first other one
+        length = int.from_bytes(data[pos + 3:pos + 5], "big")
+        messages += data[pos + 5:pos + 5 + length]
+        pos += 5 + length
+    version, requested, pos = None, None, 0
+    while pos + 4 <= len(messages):
+        kind, length = messages[pos], int.from_bytes(messages[pos + 1:pos + 4], "big")
+        body = bytes(messages[pos + 4:pos + 4 + length])
+        if len(body) < length:
+            break
+        if kind == 2:  # ServerHello
+            version = _server_hello_version(body)
+            if version == "TLSv1.3":
+                return ServerFlight(version, None)
+        elif kind == 13:  # CertificateRequest
+            requested = True
+        elif kind == 14:  # ServerHelloDone: the server's flight is over
+            return ServerFlight(version, bool(requested))
+        pos += 4 + length
+    return ServerFlight(version, requested)
+
+
+def _server_hello_version(body: bytes) -> str | None:
+    if len(body) < 35:
+        return None
+    legacy = int.from_bytes(body[:2], "big")
+    pos = 34 + 1 + body[34] + 2 + 1  # random, session id, cipher suite, compression method
+    if pos + 2 <= len(body):
+        end = min(len(body), pos + 2 + int.from_bytes(body[pos:pos + 2], "big"))
+        pos += 2
+        while pos + 4 <= end:
+            kind, length = int.from_bytes(body[pos:pos + 2], "big"), int.from_bytes(body[pos + 2:pos + 4], "big")
+            if kind == 43 and length == 2:  # supported_versions: the version really chosen
+                return _VERSIONS.get(int.from_bytes(body[pos + 4:pos + 6], "big"))
+            pos += 4 + length
+    return _VERSIONS.get(legacy)
 
 
 def _looks_like_tls(data: bytes) -> bool:
@@ -357,7 +455,8 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def _context(settings: TlsSettings) -> ssl.SSLContext:
+def _context(settings: TlsSettings) -> tuple[ssl.SSLContext, CertificateInfo | None]:
+    """The client context, and the client certificate it presents (None: it has none)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
     if settings.verify_certificate:
@@ -366,8 +465,7 @@ def _context(settings: TlsSettings) -> ssl.SSLContext:
         context.check_hostname = settings.verify_hostname
     else:
         context.verify_mode = ssl.CERT_NONE
-    _load_client_certificate(context, settings)
-    return context
+    return context, _load_client_certificate(context, settings)
 
 
 def _load_trust(context: ssl.SSLContext, settings: TlsSettings) -> None:
@@ -392,7 +490,8 @@ def _load_trust(context: ssl.SSLContext, settings: TlsSettings) -> None:
             context.load_default_certs(ssl.Purpose.SERVER_AUTH)
 
 
-def _load_client_certificate(context: ssl.SSLContext, settings: TlsSettings) -> None:
+def _load_client_certificate(context: ssl.SSLContext, settings: TlsSettings) -> CertificateInfo | None:
+    """Load the client certificate the settings name, if any; what it says, for the evidence."""
     certificate, key = settings.certificate_location, settings.key_location
     if settings.certificate_pem or settings.key_pem:
         with tempfile.TemporaryDirectory(prefix="kdiag-tls-") as scratch:
@@ -401,8 +500,64 @@ def _load_client_certificate(context: ssl.SSLContext, settings: TlsSettings) -> 
             if settings.key_pem:
                 key = _private_file(scratch, "key.pem", settings.key_pem)
             _load_chain(context, certificate, key, settings.key_password, pem=True)
-        return
-    _load_chain(context, certificate, key, settings.key_password, pem=False)
+            return _first_certificate(certificate)
+    if certificate is not None or key is not None:
+        _load_chain(context, certificate, key, settings.key_password, pem=False)
+        return _first_certificate(certificate)
+    if settings.keystore_location:
+        return _load_keystore(context, settings.keystore_location, settings.keystore_password)
+    return None
+
+
+def _load_keystore(context: ssl.SSLContext, location: str, password: str | None) -> CertificateInfo | None:
+    """A PKCS#12 keystore (``ssl.keystore.location``) as the client certificate and key.
+
+    ``load_cert_chain`` reads files only: the chain and the key go into a private directory (0700,
+    files 0600) for the moment it takes, the key encrypted with a one-time password, and the
+    directory is removed before this returns."""
+    try:
+        store = load_pkcs12(location, password, setting="ssl.keystore.location",
+                            password_setting="ssl.keystore.password")
+    except KeystoreError as exc:
+        raise TlsConfigError(str(exc)) from None
+    if store.key_pem is None or store.certificate_pem is None:
+        raise TlsConfigError(f"ssl.keystore.location {location}: the PKCS#12 keystore holds no private key with "
+                             "its certificate (a truststore? it goes in ssl.ca.location as PEM)")
+    one_time = os.urandom(24).hex()
+    with tempfile.TemporaryDirectory(prefix="kdiag-tls-") as scratch:
+        chain = _private_file(scratch, "chain.pem", b"".join(store.certificates_pem).decode("ascii"))
+        key = _private_file(scratch, "key.pem", encrypted_key_pem(store.key_pem, one_time.encode()).decode("ascii"))
+        try:
+            context.load_cert_chain(chain, key, password=one_time)
+        except ssl.SSLError:
+            raise TlsConfigError(f"ssl.keystore.location {location}: its private key does not match its "
+                                 "certificate") from None
+    return _decoded(ssl.PEM_cert_to_DER_cert(store.certificate_pem.decode("ascii")))
+
+
+def _first_certificate(path: str | None) -> CertificateInfo | None:
+    """The first certificate of the PEM file at ``path`` (the client's own, the rest being its chain)."""
+    try:
+        with open(path or "", encoding="ascii", errors="replace") as handle:
+            text = handle.read(1024 * 1024)
+    except OSError:
+        return None
+    begin, end = "-----BEGIN CERTIFICATE-----", "-----END CERTIFICATE-----"
+    start = text.find(begin)
+    stop = text.find(end, start)
+    if start < 0 or stop < 0:
+        return None
+    try:
+        return _decoded(ssl.PEM_cert_to_DER_cert(text[start:stop + len(end)]))
+    except ValueError:
+        return None
+
+
+def _decoded(der: bytes) -> CertificateInfo | None:
+    try:
+        return decode_certificate(der)
+    except CertificateParseError:
+        return None
 
 
 def _private_file(directory: str, name: str, text: str) -> str:

@@ -418,3 +418,139 @@ def test_tls_settings_that_cannot_load_are_a_usage_error_before_any_connection(p
     assert stdout == ""
     assert stderr.startswith("kdiag: error: ssl.certificate.location/ssl.key.location: the client certificate")
     assert "not-the-password-31" not in stderr and len(stderr.splitlines()) == 1
+
+
+# --- client certificates (mTLS) and PKCS#12 keystores ----------------------------------------------
+
+STORE_PASSWORD = "store-pass-secret-7"
+
+
+def kafka_over_tls(certificate: tuple[Path, Path], *, require_client_certificate: Path | None = None,
+                   maximum: ssl.TLSVersion | None = None) -> Callable[[socket.socket], None]:
+    """A TLS server that answers ApiVersions, as a Kafka listener with ssl.client.auth=required does
+    (OpenSSL, like Java, checks the client's certificate under TLS 1.3 only after the handshake)."""
+    from tests.fakebroker import _split_request, api_versions_response, response_frame
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    context.load_cert_chain(*certificate)
+    if maximum is not None:
+        context.maximum_version = maximum
+    if require_client_certificate is not None:
+        context.verify_mode = ssl.CERT_REQUIRED
+        context.load_verify_locations(require_client_certificate)
+
+    def handle(conn: socket.socket) -> None:
+        conn.settimeout(TIMEOUT)
+        raw = conn.dup()  # wrap_socket closes the socket it took when the handshake fails
+        try:
+            tls = context.wrap_socket(conn, server_side=True)
+        except ssl.SSLError:
+            # the alert is sent: read until the client hangs up, so that closing with its request unread
+            # does not reset the connection before the client has read the alert
+            with raw:
+                while raw.recv(65536):
+                    pass
+            return
+        raw.close()
+        with tls:
+            buffer = b""
+            while len(buffer) < 4 or len(buffer) < 4 + int.from_bytes(buffer[:4], "big"):
+                chunk = tls.recv(65536)
+                if not chunk:
+                    return
+                buffer += chunk
+            header, _body = _split_request(buffer[4:4 + int.from_bytes(buffer[:4], "big")])
+            tls.sendall(response_frame(header, api_versions_response(header.api_version)))
+            tls.recv(100)
+
+    return handle
+
+
+@pytest.fixture(scope="module")
+def keystore(pki: Pki) -> Path:
+    """The client certificate and its key as a PKCS#12 keystore protected by STORE_PASSWORD."""
+    from cryptography import x509
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, load_pem_private_key, pkcs12
+
+    key = load_pem_private_key((pki.directory / "client.key").read_bytes(), password=None)
+    certificate = x509.load_pem_x509_certificate(pki.client.read_bytes())
+    ca = x509.load_pem_x509_certificate(pki.ca.read_bytes())
+    path = pki.directory / "client.p12"
+    path.write_bytes(pkcs12.serialize_key_and_certificates(b"client", key, certificate, [ca],
+                                                           BestAvailableEncryption(STORE_PASSWORD.encode())))
+    return path
+
+
+@pytest.mark.parametrize("maximum", [ssl.TLSVersion.TLSv1_2, ssl.TLSVersion.TLSv1_3])
+def test_a_listener_requiring_a_client_certificate_refuses_a_client_without_one_with_the_version(
+        pki: Pki, peer, maximum: ssl.TLSVersion) -> None:
+    server = peer(kafka_over_tls(pki.both, require_client_certificate=pki.ca, maximum=maximum))
+    result, conn = start_tls(connected(server.port), host="localhost", tls=client(pki), timeout=TIMEOUT)
+    assert conn is None
+    assert result.status == "alert", result
+    assert result.client_certificate is None
+    if maximum is ssl.TLSVersion.TLSv1_2:
+        # refused in the handshake, after a CertificateRequest the client read in the clear
+        assert (result.version, result.alert_after_handshake, result.client_certificate_requested) == (
+            "TLSv1.2", False, True)
+        assert result.alert == "handshake_failure"  # OpenSSL's answer; Java's is bad_certificate
+    else:
+        # the client's handshake completed; the refusal came with the answer to ApiVersions
+        assert (result.version, result.alert_after_handshake, result.alert) == ("TLSv1.3", True,
+                                                                                "certificate_required")
+    assert result.alert in result.error and result.version in result.error
+
+
+def test_under_tls_1_3_a_listener_that_accepts_the_client_certificate_is_ok_with_api_versions_done(
+        pki: Pki, peer) -> None:
+    server = peer(kafka_over_tls(pki.both, require_client_certificate=pki.ca))
+    tls = client(pki, **{"ssl.certificate.location": str(pki.client), "ssl.key.location": str(pki.encrypted_key),
+                         "ssl.key.password": KEY_PASSWORD})
+    result, conn = start_tls(connected(server.port), host="localhost", tls=tls, timeout=TIMEOUT)
+    assert result.status == "ok", result
+    assert result.version == "TLSv1.3"
+    assert result.client_certificate.subject == "CN=client,O=kdiag tests"
+    assert conn is not None and conn.api_versions is not None  # asked once, kept for the metadata stage
+    conn.close()
+
+
+def test_a_pkcs12_keystore_is_presented_as_the_client_certificate(pki: Pki, peer, keystore: Path,
+                                                                  tmp_path: Path, monkeypatch) -> None:
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))  # where the key passes through, briefly
+    server = peer(kafka_over_tls(pki.both, require_client_certificate=pki.ca))
+    tls = client(pki, **{"ssl.keystore.location": str(keystore), "ssl.keystore.password": STORE_PASSWORD})
+    assert list(tmp_path.iterdir()) == []  # the private directory is gone once the context has the key
+    assert tls.client_certificate.subject == "CN=client,O=kdiag tests"
+    assert tls.client_certificate.issuer == "CN=kdiag unit CA"
+    result, conn = start_tls(connected(server.port), host="localhost", tls=tls, timeout=TIMEOUT)
+    assert result.status == "ok", result
+    assert result.client_certificate == tls.client_certificate
+    conn.close()
+
+
+def test_a_wrong_keystore_password_is_a_config_error_that_never_repeats_it(pki: Pki, keystore: Path) -> None:
+    wrong = "not-the-store-password-3"
+    with pytest.raises(TlsConfigError) as raised:
+        client(pki, **{"ssl.keystore.location": str(keystore), "ssl.keystore.password": wrong})
+    message = str(raised.value)
+    assert message == (f"ssl.keystore.location {keystore}: the PKCS#12 keystore does not open "
+                       "(wrong ssl.keystore.password)")
+    assert wrong not in message and STORE_PASSWORD not in message
+
+
+def test_a_jks_keystore_is_a_config_error_with_the_keytool_conversion(tmp_path: Path) -> None:
+    jks = tmp_path / "client.jks"
+    jks.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02" + bytes(64))
+    with pytest.raises(TlsConfigError, match=r"is a JKS keystore, which only Java reads; convert it to PKCS#12: "
+                                             r"keytool -importkeystore -srcstoretype JKS -srckeystore .*client\.jks "
+                                             r"-deststoretype PKCS12 -destkeystore .*client\.p12"):
+        client(None, **{"ssl.keystore.location": str(jks), "ssl.keystore.password": "changeit"})
+
+
+def test_keystore_settings_repr_never_shows_the_keystore_password() -> None:
+    settings = TlsSettings.from_librdkafka({"security.protocol": "SSL", "ssl.keystore.location": "/k.p12",
+                                            "ssl.keystore.password": STORE_PASSWORD})
+    assert settings.keystore_password == STORE_PASSWORD
+    assert STORE_PASSWORD not in repr(settings) and "/k.p12" in repr(settings)
