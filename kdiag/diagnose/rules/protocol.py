@@ -593,6 +593,131 @@ def _hostname_mismatch(report: Report) -> tuple[Finding, ...]:
     return tuple(findings)
 
 
+# --- client certificates (mTLS) ---------------------------------------------------------------------
+
+# What a server that wants a client certificate answers a client without one: TLS 1.3 defines
+# certificate_required; Java (the Kafka broker) sends bad_certificate under TLS 1.2 and 1.3 alike.
+_NO_CERTIFICATE_ALERTS = ("certificate_required", "bad_certificate", "handshake_failure", "certificate_unknown")
+# ... and a client whose certificate it does not accept (Java: certificate_unknown for a chain it
+# cannot verify).
+_REJECTED_ALERTS = ("unknown_ca", "bad_certificate", "certificate_unknown", "certificate_expired",
+                    "certificate_revoked", "unsupported_certificate", "access_denied")
+
+
+def _cert_alert_evidence(target: Secured, result: TlsResult) -> dict[str, object]:
+    mine = result.client_certificate
+    return {**target.evidence, "tls_status": result.status, "tls_version": result.version, "alert": result.alert,
+            "alert_after_handshake": result.alert_after_handshake,
+            "client_certificate_requested": result.client_certificate_requested,
+            "client_certificate": mine.subject if mine else None,
+            "client_certificate_issuer": mine.issuer if mine else None,
+            "client_certificate_not_after": mine.not_after if mine else None, "error": result.error}
+
+
+def _alert_story(result: TlsResult) -> str:
+    """How the refusal showed itself, in the words of the version it happened under."""
+    version = result.version or "TLS"
+    if result.alert_after_handshake:
+        return (f"the {version} handshake completed on the client's side, and the broker's answer to the first "
+                f"request was the TLS alert {result.alert}: under TLS 1.3 the server checks the client's "
+                "certificate only after the client's Finished, so a client sees the handshake succeed and then a "
+                "failure on its first read")
+    requested = (" after its CertificateRequest (sent in the clear under TLS 1.2)"
+                 if result.client_certificate_requested else "")
+    return f"the broker refused the {version} handshake with the TLS alert {result.alert}{requested}"
+
+
+def _client_keystore_fix(report: Report, *, why: str) -> str:
+    return (f"Give the client {why}:\n\n"
+            "librdkafka clients (confluent-kafka, kcat, kdiag -X), PEM files:\n"
+            "ssl.certificate.location=<client.pem>\n"
+            "ssl.key.location=<client.key>\n"
+            "ssl.key.password=<key password, if the key is encrypted>\n"
+            "or a PKCS#12 keystore:\n"
+            "ssl.keystore.location=<client.p12>\n"
+            "ssl.keystore.password=<keystore password>\n\n"
+            "Java clients (client.properties, --command-config):\n"
+            "ssl.keystore.type=PKCS12\n"
+            "ssl.keystore.location=<client.p12>\n"
+            "ssl.keystore.password=<keystore password>\n"
+            "ssl.key.password=<key password>\n\n"
+            f"Check with:  kdiag bootstrap {_used(report)} -X security.protocol={security_protocol(report)} "
+            "-X ssl.certificate.location=<client.pem> -X ssl.key.location=<client.key>")
+
+
+def _refused_for_no_certificate(result: TlsResult) -> bool:
+    """A handshake refused because the client sent no certificate: the alert says so, and the server
+    had asked for one (TLS 1.2) or refused after the handshake (TLS 1.3). A handshake_failure needs
+    that proof: before the ServerHello it means no common cipher or version."""
+    if result.status != "alert" or result.client_certificate is not None or result.alert not in _NO_CERTIFICATE_ALERTS:
+        return False
+    if result.client_certificate_requested is False:
+        return False  # a TLS 1.2 server that did not ask refused for another reason
+    if result.alert == "handshake_failure":
+        return bool(result.client_certificate_requested or result.alert_after_handshake)
+    return True
+
+
+def _client_cert_required(report: Report) -> tuple[Finding, ...]:
+    findings = []
+    for target in tls_targets(report):
+        result = target.tls
+        if result is None or not _refused_for_no_certificate(result):
+            continue
+        where = target.where
+        if target.node_id is None:
+            title = f"The listener at {where} requires a client certificate, and the client has none"
+        else:
+            title = (f"Broker {target.node_id}'s advertised listener {where} requires a client certificate, and the "
+                     "client has none")
+        explanation = (f"The listener at {where} authenticates clients by TLS certificate (ssl.client.auth=required) "
+                       "and the client presents none (no ssl.certificate.location / ssl.key.location, no "
+                       f"ssl.keystore.location): {_alert_story(result)}. The broker logs `Failed authentication with "
+                       "/<client address> (SSL handshake failed)`.")
+        if target.node_id is not None:
+            explanation += (" The bootstrap connection did not ask for one: this broker advertises a listener that "
+                            "does, so the client fails only once it follows the metadata.")
+        fix = (_client_keystore_fix(report, why="a certificate signed by a CA the listener trusts (the broker's "
+                                    "ssl.truststore.location for that listener), with its private key")
+               + "\n\nOr, if this listener should not demand client certificates, on the broker:\n\n"
+               + property_lines(target.node_id, [("listener.name.<listener>.ssl.client.auth", "requested")],
+                                comment="requested: ask for a certificate, accept a client without one; none: never "
+                                        "ask"))
+        findings.append(finding("TLS_CLIENT_CERT_REQUIRED", "error", title, explanation,
+                                _cert_alert_evidence(target, result), fix))
+    return tuple(findings)
+
+
+def _client_cert_rejected(report: Report) -> tuple[Finding, ...]:
+    findings = []
+    for target in tls_targets(report):
+        result = target.tls
+        mine = result.client_certificate if result is not None else None
+        if result is None or result.status != "alert" or mine is None or result.alert not in _REJECTED_ALERTS:
+            continue
+        where = target.where
+        who = f"the listener at {where}" if target.node_id is None else f"broker {target.node_id}'s listener {where}"
+        title = f"{who[0].upper()}{who[1:]} rejects the client's certificate ({mine.subject}, issued by {mine.issuer})"
+        explanation = (f"The client presents the certificate {mine.subject}, issued by {mine.issuer}, valid until "
+                       f"{mine.not_after}, and {_alert_story(result)}. The broker verifies client certificates "
+                       "against the truststore of that listener (ssl.truststore.location): the issuing CA is not in "
+                       "it, the chain is incomplete (the client must send its intermediate CAs), or the certificate "
+                       "has expired or lacks the clientAuth extended key usage. A Java broker answers a chain it "
+                       "cannot verify with certificate_unknown and logs `PKIX path building failed`.")
+        fix = (_client_keystore_fix(report, why="a certificate the broker trusts: one signed by the CA in the "
+                                    "listener's truststore, with its intermediate CAs in the same file or keystore")
+               + "\n\nOr make the broker trust the client's CA: add it to the listener's truststore (a PEM "
+               "truststore: append it to the file; JKS/PKCS#12: keytool -importcert -alias client-ca -file "
+               "<client-ca.pem> -keystore <broker truststore>) and point the listener at it:\n\n"
+               + property_lines(target.node_id, [("listener.name.<listener>.ssl.truststore.location",
+                                                  "<truststore with the client's CA>")])
+               + "\n\nWhat the client sends:  openssl x509 -in <client.pem> -noout -subject -issuer -dates "
+               "-ext extendedKeyUsage")
+        findings.append(finding("TLS_CLIENT_CERT_REJECTED", "error", title, explanation,
+                                _cert_alert_evidence(target, result), fix))
+    return tuple(findings)
+
+
 def hostport_parts(endpoint: Endpoint) -> tuple[str, int]:
     """The host as a listener URL writes it (brackets around IPv6) and the port."""
     return (f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host), endpoint.port
@@ -627,6 +752,10 @@ RULES = (
          _cert_untrusted),
     Rule("TLS_HOSTNAME_MISMATCH", "The name the client connects to is not in the broker's certificate", "error",
          _hostname_mismatch),
+    Rule("TLS_CLIENT_CERT_REQUIRED", "The listener wants a client certificate and the client has none", "error",
+         _client_cert_required),
+    Rule("TLS_CLIENT_CERT_REJECTED", "The listener does not accept the client's certificate", "error",
+         _client_cert_rejected),
     Rule("SASL_REQUIRED", "The listener wants SASL and the client has none", "error", _sasl_required),
     Rule("SASL_MECHANISM_MISMATCH", "The client's SASL mechanism is not enabled on the listener", "error",
          _mechanism_mismatch),
