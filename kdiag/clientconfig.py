@@ -5,8 +5,11 @@ Two sources, in this order (later wins, as with kcat):
 * ``--command-config FILE``: a Java ``client.properties`` as the Kafka CLI tools take it
   (``java.util.Properties`` syntax). Java names are mapped to librdkafka's (``sasl.mechanism`` →
   ``sasl.mechanisms``, ``sasl.jaas.config`` → ``sasl.username``/``sasl.password``, a PEM
-  truststore → ``ssl.ca.location``, …); Java-only keys with no librdkafka equivalent (a JKS
-  truststore, ``key.serializer``, …) are set aside in ``ignored`` and reported as a warning.
+  truststore → ``ssl.ca.location``, a PKCS#12 truststore → its certificates as ``ssl.ca.pem``, a
+  PKCS#12 keystore → ``ssl.keystore.location``/``ssl.keystore.password``, which librdkafka reads
+  itself, …); Java-only keys with no librdkafka equivalent (``key.serializer``, …) are set aside in
+  ``ignored`` and reported as a warning. A JKS truststore, or one that does not open, is a
+  ``UsageError`` (with the ``keytool`` command that converts it).
 * ``-X key=value``: librdkafka names, as kcat takes them; an unknown name is a ``UsageError``.
 
 Secrets (passwords, client secrets, private keys) never leave this module in the clear except as
@@ -23,6 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kdiag.exitstatus import UsageError
+from probes.keystore import KeystoreError, pem_origin, truststore_pem
 
 REDACTED = "***"
 
@@ -119,6 +123,8 @@ class ClientSettings:
 
     settings: dict[str, str] = field(default_factory=dict)
     ignored: tuple[str, ...] = ()  # Java keys from --command-config with no librdkafka equivalent
+    # Secrets kdiag used but does not pass on (a PKCS#12 truststore's password): scrubbed all the same.
+    withheld: tuple[str, ...] = field(default=(), repr=False)
 
     @property
     def security_protocol(self) -> str:
@@ -132,12 +138,15 @@ class ClientSettings:
         return self.settings.get("sasl.mechanisms", "GSSAPI").upper()
 
     def redacted(self) -> dict[str, str]:
-        return {key: (REDACTED if is_secret(key) else value) for key, value in self.settings.items()}
+        """The settings as a report may show them: secrets as ``***``, and certificates read from a
+        truststore as where they came from rather than the PEM text."""
+        return {key: (REDACTED if is_secret(key) else _shown_value(key, value)) for key, value in self.settings.items()}
 
     @property
     def secrets(self) -> tuple[str, ...]:
         """The secret values, longest first (so a secret containing another is scrubbed whole)."""
         values = {value for key, value in self.settings.items() if is_secret(key) and value}
+        values.update(secret for secret in self.withheld if secret)
         return tuple(sorted(values, key=len, reverse=True))
 
     def scrub(self, text: str) -> str:
@@ -158,7 +167,7 @@ class ClientSettings:
     def merged(self, other: ClientSettings) -> ClientSettings:
         """These settings overridden by ``other``'s (the later source wins)."""
         ignored = self.ignored + tuple(k for k in other.ignored if k not in self.ignored)
-        return ClientSettings({**self.settings, **other.settings}, ignored)
+        return ClientSettings({**self.settings, **other.settings}, ignored, self.withheld + other.withheld)
 
     def __repr__(self) -> str:
         return f"ClientSettings(settings={self.redacted()!r}, ignored={self.ignored!r})"
@@ -206,7 +215,7 @@ _LIBRDKAFKA_ALIASES = {"sasl.mechanism": "sasl.mechanisms"}
 # What a Java name is called in librdkafka, for the hint when one is given to -X.
 _JAVA_NAME_HINTS = {
     "sasl.jaas.config": "sasl.username and sasl.password",
-    "ssl.truststore.location": "ssl.ca.location (a PEM file)",
+    "ssl.truststore.location": "ssl.ca.location (a PEM file; a PKCS#12 truststore only through --command-config)",
     "ssl.truststore.certificates": "ssl.ca.pem",
     "ssl.keystore.key": "ssl.key.pem",
     "ssl.keystore.certificate.chain": "ssl.certificate.pem",
@@ -378,12 +387,19 @@ def from_java_properties(properties: Mapping[str, str]) -> ClientSettings:
     for key in _CHOICES:
         if key in settings:
             settings[key] = _canonical_choice(key, settings[key], where=f"--command-config {key}")
-    return ClientSettings(settings, tuple(ignored))
+    withheld = tuple(properties[k] for k in ("ssl.truststore.password",) if properties.get(k))
+    return ClientSettings(settings, tuple(ignored), withheld)
+
+
+# Store types whose file kdiag opens (Kafka's default is JKS; a JVM's JKS keystore reads PKCS#12 files
+# too, so the file's own first bytes decide).
+_FILE_STORE_TYPES = ("JKS", "PKCS12", "P12", "JCEKS")
 
 
 def _store_settings(properties: Mapping[str, str]) -> tuple[dict[str, str], list[str]]:
     """Java's truststore/keystore settings as librdkafka's: PEM files and PEM text map across, a
-    PKCS#12 keystore maps across, JKS (Java's default) and PKCS#12 truststores cannot."""
+    PKCS#12 keystore maps across (librdkafka reads it), a PKCS#12 truststore becomes ``ssl.ca.pem``
+    (librdkafka has no truststore setting), a JKS store is a UsageError."""
     settings: dict[str, str] = {}
     ignored: list[str] = []
     trust_type = properties.get("ssl.truststore.type", "JKS").strip().upper()
@@ -392,6 +408,13 @@ def _store_settings(properties: Mapping[str, str]) -> tuple[dict[str, str], list
             settings["ssl.ca.location"] = properties["ssl.truststore.location"]
         if "ssl.truststore.certificates" in properties:
             settings["ssl.ca.pem"] = properties["ssl.truststore.certificates"]
+    elif trust_type in _FILE_STORE_TYPES and properties.get("ssl.truststore.location", "").strip():
+        try:
+            settings["ssl.ca.pem"] = truststore_pem(properties["ssl.truststore.location"].strip(),
+                                                    properties.get("ssl.truststore.password"))
+        except KeystoreError as exc:
+            raise UsageError(f"--command-config {exc}") from None
+        ignored += [k for k in ("ssl.truststore.certificates",) if k in properties]
     else:
         ignored += [k for k in ("ssl.truststore.location", "ssl.truststore.password",
                                 "ssl.truststore.certificates") if k in properties]
@@ -406,10 +429,12 @@ def _store_settings(properties: Mapping[str, str]) -> tuple[dict[str, str], list
             settings["ssl.key.pem"] = properties["ssl.keystore.key"]
         if "ssl.keystore.certificate.chain" in properties:
             settings["ssl.certificate.pem"] = properties["ssl.keystore.certificate.chain"]
-    elif key_type in ("PKCS12", "P12"):
+    elif key_type in _FILE_STORE_TYPES:
+        # librdkafka reads a PKCS#12 keystore itself; kdiag's TLS probe opens it too, and says so when
+        # the file is a JKS one
         for key in ("ssl.keystore.location", "ssl.keystore.password"):
             if key in properties:
-                settings[key] = properties[key]
+                settings[key] = properties[key].strip() if key == "ssl.keystore.location" else properties[key]
     else:
         ignored += [k for k in ("ssl.keystore.location", "ssl.keystore.password", "ssl.keystore.key",
                                 "ssl.keystore.certificate.chain") if k in properties]
@@ -480,6 +505,11 @@ def _parse_jaas(text: str) -> tuple[str, dict[str, str]] | None:
 
 
 # --- helpers ----------------------------------------------------------------------------------------
+
+
+def _shown_value(key: str, value: str) -> str:
+    origin = pem_origin(value) if key == "ssl.ca.pem" else None
+    return f"<the certificates of {origin}>" if origin else value
 
 
 def _json_escaped(text: str) -> str:

@@ -9,7 +9,7 @@ import pytest
 
 from kdiag.clientconfig import (
     LIBRDKAFKA_PROPERTIES, ClientSettings, from_java_properties, is_secret, load_client_settings,
-    parse_java_properties, parse_x_option, read_command_config,
+    parse_java_properties, parse_x_option, parse_x_options, read_command_config,
 )
 from kdiag.exitstatus import UsageError
 
@@ -148,14 +148,30 @@ def test_pkcs12_keystore_maps_across() -> None:
     assert settings == {"ssl.keystore.location": "/k.p12", "ssl.keystore.password": "store-pass"}
 
 
-def test_jks_stores_are_java_only_and_set_aside() -> None:
-    settings = from_java_properties({
-        "ssl.truststore.location": "/t.jks", "ssl.truststore.password": "changeit",
-        "ssl.keystore.location": "/k.jks", "ssl.keystore.password": "changeit",
-    })
-    assert settings.settings == {}
-    assert settings.ignored == ("ssl.truststore.location", "ssl.truststore.password",
-                                "ssl.keystore.location", "ssl.keystore.password")
+def test_jks_and_absent_keystore_types_map_across_for_the_tls_probe_to_open() -> None:
+    # Kafka's default type is JKS, and a JVM's JKS keystore reads PKCS#12 files: the file decides
+    for given in ({}, {"ssl.keystore.type": "JKS"}):
+        settings = from_java_properties({**given, "ssl.keystore.location": "/k.p12",
+                                         "ssl.keystore.password": "changeit"})
+        assert settings.settings == {"ssl.keystore.location": "/k.p12", "ssl.keystore.password": "changeit"}
+        assert settings.ignored == ()
+
+
+def test_jks_truststore_is_a_usage_error_with_the_keytool_conversion(tmp_path) -> None:
+    jks = tmp_path / "truststore.jks"
+    jks.write_bytes(b"\xfe\xed\xfe\xed\x00\x00\x00\x02" + bytes(64))
+    with pytest.raises(UsageError) as raised:
+        from_java_properties({"ssl.truststore.location": str(jks), "ssl.truststore.password": "changeit-secret"})
+    message = str(raised.value)
+    assert message.startswith(f"--command-config ssl.truststore.location {jks} is a JKS truststore")
+    assert (f"keytool -importkeystore -srcstoretype JKS -srckeystore {jks} -deststoretype PKCS12 -destkeystore "
+            f"{tmp_path / 'truststore.p12'}") in message
+    assert "changeit-secret" not in message and "\n" not in message
+
+
+def test_missing_truststore_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match=r"^--command-config ssl.truststore.location /no/t.p12: no such file$"):
+        from_java_properties({"ssl.truststore.type": "PKCS12", "ssl.truststore.location": "/no/t.p12"})
 
 
 @pytest.mark.parametrize(("java", "librdkafka"), [
@@ -291,3 +307,65 @@ def test_scrub_removes_secret_values_and_their_json_escaped_form() -> None:
     settings = ClientSettings({"sasl.password": secret, "sasl.username": "alice"})
     text = f"login failed for alice with {secret}; json: {json.dumps(secret)}"
     assert settings.scrub(text) == 'login failed for alice with ***; json: "***"'
+
+
+# --- PKCS#12 truststores -------------------------------------------------------------------------------
+
+TRUST_PASSWORD = "truststore-secret-31"
+
+
+@pytest.fixture(scope="module")
+def pkcs12_truststore(tmp_path_factory) -> tuple[Path, str]:
+    """A PKCS#12 truststore holding one CA certificate (made in-process), and that certificate as PEM."""
+    import datetime
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.hazmat.primitives.serialization import BestAvailableEncryption, Encoding, pkcs12
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "kdiag unit CA")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    ca = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+          .serial_number(1).not_valid_before(now).not_valid_after(now + datetime.timedelta(days=2))
+          .sign(key, hashes.SHA256()))
+    path = tmp_path_factory.mktemp("stores") / "truststore.p12"
+    path.write_bytes(pkcs12.serialize_key_and_certificates(None, None, None, [ca],
+                                                           BestAvailableEncryption(TRUST_PASSWORD.encode())))
+    return path, ca.public_bytes(Encoding.PEM).decode()
+
+
+@pytest.mark.parametrize("store_type", [None, "PKCS12", "JKS"])
+def test_pkcs12_truststore_becomes_ssl_ca_pem_with_where_it_came_from(pkcs12_truststore, store_type) -> None:
+    path, ca_pem = pkcs12_truststore
+    properties = {"ssl.truststore.location": str(path), "ssl.truststore.password": TRUST_PASSWORD}
+    if store_type:
+        properties["ssl.truststore.type"] = store_type
+    settings = from_java_properties(properties)
+    assert set(settings.settings) == {"ssl.ca.pem"} and settings.ignored == ()
+    assert settings.settings["ssl.ca.pem"].endswith(ca_pem)
+    origin = f"ssl.truststore.location={path} (PKCS#12, 1 certificate)"
+    assert settings.redacted() == {"ssl.ca.pem": f"<the certificates of {origin}>"}
+    from probes.tls import TlsSettings
+
+    tls = TlsSettings.from_librdkafka({"security.protocol": "SSL", **settings.settings})
+    assert tls.trust == origin
+
+
+def test_truststore_password_is_scrubbed_though_it_is_not_passed_to_librdkafka(pkcs12_truststore) -> None:
+    path, _ = pkcs12_truststore
+    settings = from_java_properties({"ssl.truststore.location": str(path), "ssl.truststore.password": TRUST_PASSWORD})
+    assert TRUST_PASSWORD not in settings.settings.values()
+    assert settings.scrub(f"error near {TRUST_PASSWORD}") == "error near ***"
+    assert TRUST_PASSWORD not in repr(settings)
+    assert TRUST_PASSWORD in settings.merged(parse_x_options(["client.id=x"])).secrets
+
+
+def test_wrong_truststore_password_is_a_usage_error_that_never_echoes_it(pkcs12_truststore) -> None:
+    path, _ = pkcs12_truststore
+    with pytest.raises(UsageError) as raised:
+        from_java_properties({"ssl.truststore.location": str(path), "ssl.truststore.password": "wrong-pass-4242"})
+    assert str(raised.value) == (f"--command-config ssl.truststore.location {path}: the PKCS#12 truststore does not "
+                                 "open (wrong ssl.truststore.password)")
