@@ -16,6 +16,7 @@ server certificate, e.g. ``broker=DNS:kafka.example.test,IP:192.0.2.20``.
 from __future__ import annotations
 
 import argparse
+import os
 import subprocess
 import sys
 from collections.abc import Sequence
@@ -30,8 +31,10 @@ PLAIN_USERS = {"admin": "admin-secret", "alice": "alice-secret"}
 # --- certificates --------------------------------------------------------------------------------
 
 
-def openssl(*args: str, cwd: Path) -> None:
-    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=OPENSSL_TIMEOUT)
+def openssl(*args: str, cwd: Path, env: dict[str, str] | None = None) -> None:
+    """Run ``openssl``; ``env`` adds variables (a password given as ``env:NAME``, never on the command line)."""
+    subprocess.run(["openssl", *args], cwd=cwd, check=True, capture_output=True, timeout=OPENSSL_TIMEOUT,
+                   env={**os.environ, **env} if env else None)
 
 
 def make_ca(directory: Path, name: str = CA_NAME) -> Path:
@@ -43,18 +46,37 @@ def make_ca(directory: Path, name: str = CA_NAME) -> Path:
     return directory / "ca.pem"
 
 
-def issue(directory: Path, name: str, *, san: str) -> Path:
-    """A key and a certificate for ``san`` signed by the CA in ``directory``, as one PEM keystore file."""
+def issue(directory: Path, name: str, *, san: str | None = None, usage: str = "serverAuth") -> Path:
+    """A key and a certificate for ``san`` signed by the CA in ``directory``, as one PEM keystore file
+    (``NAME.key`` and ``NAME.pem`` beside it). ``usage`` is the extended key usage: ``serverAuth`` for a
+    broker, ``clientAuth`` for a client certificate (a Java broker refuses a client certificate without it)."""
     openssl("req", "-newkey", "rsa:2048", "-nodes", "-keyout", f"{name}.key", "-out", f"{name}.csr",
             "-subj", f"/CN={name}", cwd=directory)
-    (directory / f"{name}.ext").write_text(f"subjectAltName={san}\nextendedKeyUsage=serverAuth\n"
-                                           "basicConstraints=CA:FALSE\n")
+    extensions = f"subjectAltName={san}\n" if san else ""
+    (directory / f"{name}.ext").write_text(f"{extensions}extendedKeyUsage={usage}\nbasicConstraints=CA:FALSE\n")
     openssl("x509", "-req", "-in", f"{name}.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
             "-out", f"{name}.pem", "-days", "2", "-extfile", f"{name}.ext", cwd=directory)
     keystore = directory / f"{name}-keystore.pem"
     keystore.write_text((directory / f"{name}.key").read_text() + (directory / f"{name}.pem").read_text()
                         + (directory / "ca.pem").read_text())
     return keystore
+
+
+def pkcs12_keystore(directory: Path, name: str, password: str) -> Path:
+    """``NAME.p12``: the key and certificate :func:`issue` made for ``name``, with the CA as its chain, as
+    a PKCS#12 keystore (``ssl.keystore.location``) protected by ``password``."""
+    openssl("pkcs12", "-export", "-in", f"{name}.pem", "-inkey", f"{name}.key", "-certfile", "ca.pem",
+            "-name", name, "-out", f"{name}.p12", "-passout", "env:KDIAG_STORE_PASSWORD", cwd=directory,
+            env={"KDIAG_STORE_PASSWORD": password})
+    return directory / f"{name}.p12"
+
+
+def pkcs12_truststore(directory: Path, password: str, name: str = "truststore") -> Path:
+    """``NAME.p12``: the CA certificate of ``directory`` alone, as a PKCS#12 truststore
+    (``ssl.truststore.location``) protected by ``password``."""
+    openssl("pkcs12", "-export", "-nokeys", "-in", "ca.pem", "-name", "ca", "-out", f"{name}.p12",
+            "-passout", "env:KDIAG_STORE_PASSWORD", cwd=directory, env={"KDIAG_STORE_PASSWORD": password})
+    return directory / f"{name}.p12"
 
 
 # --- listener settings ---------------------------------------------------------------------------
@@ -64,6 +86,20 @@ def pem_keystore(listener: str, path: Path | str) -> dict[str, str]:
     """The overrides that give SSL listener ``listener`` the PEM keystore at ``path``."""
     prefix = f"listener.name.{listener.lower()}"
     return {f"{prefix}.ssl.keystore.type": "PEM", f"{prefix}.ssl.keystore.location": str(path)}
+
+
+def client_auth_listener(listener: str, ca: Path | str, *, client_auth: str = "required",
+                         protocols: str | None = None) -> dict[str, str]:
+    """The overrides that make SSL listener ``listener`` ask for client certificates (``ssl.client.auth``:
+    ``required`` or ``requested``) and trust the ones the CA at ``ca`` signed; ``protocols`` (e.g.
+    ``TLSv1.2``) limits the TLS versions it speaks."""
+    prefix = f"listener.name.{listener.lower()}"
+    settings = {f"{prefix}.ssl.client.auth": client_auth, f"{prefix}.ssl.truststore.type": "PEM",
+                f"{prefix}.ssl.truststore.location": str(ca)}
+    if protocols:
+        settings[f"{prefix}.ssl.enabled.protocols"] = protocols
+        settings[f"{prefix}.ssl.protocol"] = protocols.split(",")[-1]
+    return settings
 
 
 def jaas(module: str, options: str = "") -> str:

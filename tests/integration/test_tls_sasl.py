@@ -10,6 +10,9 @@ SSL        SSL             localhost              SAN DNS:localhost, IP:127.0.0.
 MISNAMED   SSL             127.0.0.1              SAN DNS:localhost only: the advertised IP is not in it
 SASL       SASL_PLAINTEXT  127.0.0.1              PLAIN (admin, alice) and SCRAM-SHA-512 (alice)
 SECURE     SASL_SSL        localhost              both of the above, and OAUTHBEARER (unsecured JWTs)
+MTLS       SSL             localhost              as SSL, and ssl.client.auth=required (test CA)
+MTLS12     SSL             localhost              as MTLS, TLS 1.2 only
+TOMTLS     SSL             localhost:<MTLS port>  as SSL, no client auth, but advertises MTLS's port
 =========  ==============  =====================  ===============================================
 
 The certificates are made with ``kdiag.lab.certs`` (openssl) for the module; the SCRAM user is
@@ -26,7 +29,8 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.lab.certs import PLAIN_USERS, issue, make_ca, pem_keystore, sasl_listener
+from kdiag.lab.certs import (PLAIN_USERS, client_auth_listener, issue, make_ca, pem_keystore, pkcs12_keystore,
+                             pkcs12_truststore, sasl_listener)
 from kdiag.lab.kafka import KAFKA_VERSION, BrokerSpec, KafkaBroker, Listener, free_ports
 from tests.kdiag_cli import KdiagRun, run_kdiag
 
@@ -36,6 +40,8 @@ CA_NAME = "kdiag test CA"
 ALICE_PLAIN = PLAIN_USERS["alice"]
 ALICE_SCRAM = "alice-scram-secret"
 WRONG_PASSWORD = "not-alices-password-42"
+KEYSTORE_PASSWORD = "client-keystore-secret-17"
+TRUSTSTORE_PASSWORD = "client-truststore-secret-23"
 
 
 # --- certificates --------------------------------------------------------------------------------
@@ -46,14 +52,24 @@ class Pki:
     ca: Path  # the CA certificate clients trust (ssl.ca.location)
     broker: Path  # key + chain for SAN DNS:localhost, IP:127.0.0.1
     localhost_only: Path  # key + chain for SAN DNS:localhost
+    client: Path  # a client certificate (CN=kdiag-client, clientAuth) from the test CA: client.pem, client.key
+    keystore: Path  # the same as a PKCS#12 keystore, KEYSTORE_PASSWORD
+    truststore: Path  # the test CA as a PKCS#12 truststore, TRUSTSTORE_PASSWORD
+    intruder: Path  # a client certificate (CN=intruder) from another CA: intruder.pem, intruder.key
 
 
 @pytest.fixture(scope="module")
 def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
-    directory = tmp_path_factory.mktemp("pki")
-    return Pki(ca=make_ca(directory, CA_NAME),
-               broker=issue(directory, "broker", san="DNS:localhost,IP:127.0.0.1"),
-               localhost_only=issue(directory, "localhost-only", san="DNS:localhost"))
+    directory, rogue = tmp_path_factory.mktemp("pki"), tmp_path_factory.mktemp("rogue-pki")
+    make_ca(rogue, "rogue CA")
+    issue(rogue, "intruder", usage="clientAuth")
+    ca = make_ca(directory, CA_NAME)
+    issue(directory, "kdiag-client", usage="clientAuth")
+    return Pki(ca=ca, broker=issue(directory, "broker", san="DNS:localhost,IP:127.0.0.1"),
+               localhost_only=issue(directory, "localhost-only", san="DNS:localhost"),
+               client=directory / "kdiag-client.pem",
+               keystore=pkcs12_keystore(directory, "kdiag-client", KEYSTORE_PASSWORD),
+               truststore=pkcs12_truststore(directory, TRUSTSTORE_PASSWORD), intruder=rogue / "intruder.pem")
 
 
 # --- the broker ----------------------------------------------------------------------------------
@@ -67,26 +83,34 @@ class SecureBroker:
     misnamed: int
     sasl: int
     sasl_ssl: int
+    mtls: int
+    mtls12: int
+    to_mtls: int
 
 
 @pytest.fixture(scope="module")
 def secure(pki: Pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureBroker]:
-    plaintext, ssl, misnamed, sasl, sasl_ssl, controller = free_ports(6)
+    plaintext, ssl, misnamed, sasl, sasl_ssl, mtls, mtls12, to_mtls, controller = free_ports(9)
     # The listeners clients reach as localhost bind every address: localhost may resolve to ::1 first.
     listeners = (Listener("PLAINTEXT", "127.0.0.1", plaintext), Listener("SSL", "", ssl, "SSL"),
                  Listener("MISNAMED", "", misnamed, "SSL"),
                  Listener("SASL", "127.0.0.1", sasl, "SASL_PLAINTEXT"),
-                 Listener("SECURE", "", sasl_ssl, "SASL_SSL"))
+                 Listener("SECURE", "", sasl_ssl, "SASL_SSL"), Listener("MTLS", "", mtls, "SSL"),
+                 Listener("MTLS12", "", mtls12, "SSL"), Listener("TOMTLS", "", to_mtls, "SSL"))
     advertised = (Listener("PLAINTEXT", "127.0.0.1", plaintext), Listener("SSL", "localhost", ssl),
                   Listener("MISNAMED", "127.0.0.1", misnamed), Listener("SASL", "127.0.0.1", sasl),
-                  Listener("SECURE", "localhost", sasl_ssl))
+                  Listener("SECURE", "localhost", sasl_ssl), Listener("MTLS", "localhost", mtls),
+                  Listener("MTLS12", "localhost", mtls12), Listener("TOMTLS", "localhost", mtls))
     overrides = {**pem_keystore("SSL", pki.broker), **pem_keystore("MISNAMED", pki.localhost_only),
-                 **pem_keystore("SECURE", pki.broker), **sasl_listener("SASL"), **sasl_listener("SECURE", oauthbearer=True)}
+                 **pem_keystore("SECURE", pki.broker), **sasl_listener("SASL"), **sasl_listener("SECURE", oauthbearer=True),
+                 **pem_keystore("MTLS", pki.broker), **client_auth_listener("MTLS", pki.ca),
+                 **pem_keystore("MTLS12", pki.broker), **client_auth_listener("MTLS12", pki.ca, protocols="TLSv1.2"),
+                 **pem_keystore("TOMTLS", pki.broker)}
     spec = BrokerSpec(node_id=1, listeners=listeners, advertised=advertised, controller_port=controller,
                       inter_broker_listener="PLAINTEXT", overrides=overrides)
     with KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=tmp_path_factory.mktemp("secure-broker")) as broker:
         create_scram_user(f"127.0.0.1:{plaintext}", "alice", ALICE_SCRAM)
-        yield SecureBroker(broker, plaintext, ssl, misnamed, sasl, sasl_ssl)
+        yield SecureBroker(broker, plaintext, ssl, misnamed, sasl, sasl_ssl, mtls, mtls12, to_mtls)
 
 
 def create_scram_user(bootstrap: str, user: str, password: str) -> None:
@@ -308,3 +332,136 @@ def test_no_password_reaches_the_report_even_before_the_cli_scrubs_its_output(se
     assert report.stage("sasl").status == ("ok" if password == ALICE_SCRAM else "fail")
     assert password not in report_to_json(report)
     assert password not in repr(report)
+
+
+# --- client certificates (mTLS) and PKCS#12 stores ----------------------------------------------------
+
+
+def client_certificate(path: Path) -> tuple[str, ...]:
+    """-X settings presenting the certificate NAME.pem with its key NAME.key."""
+    return (f"ssl.certificate.location={path}", f"ssl.key.location={path.with_suffix('.key')}")
+
+
+@pytest.mark.parametrize(("listener", "version", "after_handshake"),
+                         [("mtls", "TLSv1.3", True), ("mtls12", "TLSv1.2", False)])
+def test_client_without_a_certificate_on_a_listener_requiring_one_is_tls_client_cert_required(
+        secure: SecureBroker, pki: Pki, listener: str, version: str, after_handshake: bool) -> None:
+    run = kdiag(f"localhost:{getattr(secure, listener)}", *ssl_with_ca(pki))
+    assert run.exit_code == 1, run.stderr
+    assert statuses(run) == {"dns": "ok", "tcp": "ok", "tls": "fail", "metadata": "skip", "advertised": "skip",
+                             "roundtrip": "skip"}
+    handshakes = run.stage("tls")["detail"]["handshakes"]
+    assert {(h["status"], h["version"], h["alert"], h["alert_after_handshake"]) for h in handshakes} == {
+        ("alert", version, "bad_certificate", after_handshake)}  # Java's alert under both versions
+    assert run.finding_ids() == {"TLS_CLIENT_CERT_REQUIRED"}
+    finding = run.finding("TLS_CLIENT_CERT_REQUIRED")
+    evidence = finding["evidence"]
+    assert (evidence["tls_version"], evidence["alert"], evidence.get("client_certificate")) == (
+        version, "bad_certificate", None)
+    if version == "TLSv1.2":
+        assert evidence["client_certificate_requested"] is True  # the CertificateRequest, read in the clear
+    assert "ssl.certificate.location=<client.pem>" in finding["fix"]
+    assert "ssl.keystore.location=<client.p12>" in finding["fix"]
+    assert "listener.name.<listener>.ssl.client.auth=requested" in finding["fix"]
+
+
+@pytest.mark.parametrize(("listener", "version"), [("mtls", "TLSv1.3"), ("mtls12", "TLSv1.2")])
+def test_client_certificate_from_another_ca_is_tls_client_cert_rejected(secure: SecureBroker, pki: Pki,
+                                                                         listener: str, version: str) -> None:
+    run = kdiag(f"localhost:{getattr(secure, listener)}", *ssl_with_ca(pki), *client_certificate(pki.intruder))
+    assert run.exit_code == 1, run.stderr
+    assert run.stage("tls")["status"] == "fail"
+    assert run.finding_ids() == {"TLS_CLIENT_CERT_REJECTED"}
+    evidence = run.finding("TLS_CLIENT_CERT_REJECTED")["evidence"]
+    assert (evidence["tls_version"], evidence["alert"]) == (version, "certificate_unknown")
+    assert (evidence["client_certificate"], evidence["client_certificate_issuer"]) == ("CN=intruder", "CN=rogue CA")
+
+
+def test_advertised_broker_on_a_listener_requiring_a_certificate_is_tls_client_cert_required_for_it(
+        secure: SecureBroker, pki: Pki) -> None:
+    run = kdiag(f"localhost:{secure.to_mtls}", *ssl_with_ca(pki))
+    assert run.exit_code == 1, run.stderr
+    assert statuses(run)["tls"] == "ok"  # the bootstrap listener asks for no certificate
+    [broker] = run.report["cluster"]["brokers"]
+    assert (broker["port"], broker["tls"]["status"], broker["tls"]["alert"]) == (secure.mtls, "alert",
+                                                                                  "bad_certificate")
+    assert run.finding_ids() == {"TLS_CLIENT_CERT_REQUIRED"}
+    finding = run.finding("TLS_CLIENT_CERT_REQUIRED")
+    assert (finding["evidence"]["node_id"], finding["evidence"]["port"]) == (1, secure.mtls)
+    assert finding["title"].startswith("Broker 1's advertised listener")
+
+
+@pytest.mark.parametrize("listener", ["mtls", "mtls12"])
+def test_client_certificate_in_pem_files_is_healthy_with_a_round_trip(secure: SecureBroker, pki: Pki,
+                                                                      listener: str) -> None:
+    run = kdiag(f"localhost:{getattr(secure, listener)}", *ssl_with_ca(pki), *client_certificate(pki.client),
+                roundtrip=True)
+    assert run.exit_code == 0, run.stderr + run.stdout
+    assert set(statuses(run).values()) == {"ok"}, [(s["name"], s["summary"]) for s in run.report["stages"]]
+    handshake = run.stage("tls")["detail"]["handshakes"][0]
+    assert handshake["client_certificate"]["subject"] == "CN=kdiag-client"
+
+
+def test_pkcs12_keystore_given_with_x_is_healthy_and_its_password_never_printed(secure: SecureBroker, pki: Pki,
+                                                                                 tmp_path: Path) -> None:
+    output = tmp_path / "report.json"
+    run = run_kdiag("bootstrap", f"localhost:{secure.mtls}", "--format=text", "--timeout", "20", "--output",
+                    str(output), "-X", "security.protocol=SSL", "-X", f"ssl.ca.location={pki.ca}",
+                    "-X", f"ssl.keystore.location={pki.keystore}", "-X", f"ssl.keystore.password={KEYSTORE_PASSWORD}")
+    assert run.exit_code == 0, run.stderr + run.stdout
+    report = json.loads(output.read_text())
+    assert {s["status"] for s in report["stages"]} == {"ok"}  # the round trip too: librdkafka reads the keystore
+    assert report["client"]["ssl.keystore.password"] == "***"
+    for text in (run.stdout, run.stderr, output.read_text()):
+        assert KEYSTORE_PASSWORD not in text
+
+
+def test_java_client_properties_with_pkcs12_keystore_and_truststore_is_healthy(secure: SecureBroker, pki: Pki,
+                                                                               tmp_path: Path) -> None:
+    config = tmp_path / "client.properties"
+    config.write_text("security.protocol=SSL\n"
+                      "ssl.keystore.type=PKCS12\n"
+                      f"ssl.keystore.location={pki.keystore}\n"
+                      f"ssl.keystore.password={KEYSTORE_PASSWORD}\n"
+                      f"ssl.key.password={KEYSTORE_PASSWORD}\n"
+                      f"ssl.truststore.location={pki.truststore}\n"  # no type: Java's default, the file says PKCS#12
+                      f"ssl.truststore.password={TRUSTSTORE_PASSWORD}\n")
+    run = run_kdiag("bootstrap", f"localhost:{secure.mtls12}", "--json", "--timeout", "20",
+                    "--command-config", str(config))
+    assert run.exit_code == 0, run.stderr + run.stdout
+    assert set(statuses(run).values()) == {"ok"}, [(s["name"], s["summary"]) for s in run.report["stages"]]
+    handshake = run.stage("tls")["detail"]["handshakes"][0]
+    assert handshake["trust"] == f"ssl.truststore.location={pki.truststore} (PKCS#12, 1 certificate)"
+    assert handshake["client_certificate"]["subject"] == "CN=kdiag-client"
+    assert run.report["client"]["ssl.ca.pem"] == f"<the certificates of {handshake['trust']}>"
+    assert KEYSTORE_PASSWORD not in run.stdout + run.stderr
+    assert TRUSTSTORE_PASSWORD not in run.stdout + run.stderr
+
+
+def test_jks_keystore_is_a_usage_error_with_the_keytool_conversion(pki: Pki, tmp_path: Path) -> None:
+    import subprocess
+
+    jks = tmp_path / "client.jks"
+    subprocess.run(["keytool", "-importkeystore", "-srckeystore", str(pki.keystore), "-srcstoretype", "PKCS12",
+                    "-srcstorepass:env", "STORE_PASSWORD", "-destkeystore", str(jks), "-deststoretype", "JKS",
+                    "-deststorepass:env", "STORE_PASSWORD", "-noprompt"],
+                   check=True, capture_output=True, timeout=60, env={"STORE_PASSWORD": KEYSTORE_PASSWORD,
+                                                                     "PATH": "/usr/bin:/bin"})
+    config = tmp_path / "client.properties"
+    config.write_text(f"security.protocol=SSL\nssl.keystore.location={jks}\nssl.keystore.password={KEYSTORE_PASSWORD}\n"
+                      f"ssl.truststore.type=PEM\nssl.truststore.location={pki.ca}\n")
+    run = run_kdiag("bootstrap", "localhost:9", "--json", "--command-config", str(config))
+    assert run.exit_code == 2, run.stderr + run.stdout
+    assert run.stdout == ""
+    assert len(run.stderr.strip().splitlines()) == 1, run.stderr
+    assert f"keytool -importkeystore -srcstoretype JKS -srckeystore {jks} -deststoretype PKCS12" in run.stderr
+    assert KEYSTORE_PASSWORD not in run.stderr
+
+
+def test_wrong_keystore_password_is_a_usage_error_that_never_echoes_it(pki: Pki) -> None:
+    wrong = "not-the-keystore-password-99"
+    run = run_kdiag("bootstrap", "localhost:9", "--json", "-X", "security.protocol=SSL",
+                    "-X", f"ssl.keystore.location={pki.keystore}", "-X", f"ssl.keystore.password={wrong}")
+    assert run.exit_code == 2, run.stderr + run.stdout
+    assert "wrong ssl.keystore.password" in run.stderr
+    assert wrong not in run.stderr and KEYSTORE_PASSWORD not in run.stderr
