@@ -16,6 +16,7 @@ from probes.codec.framing import (
     decode_request_header,
     decode_response,
     encode_request,
+    encode_response,
     foreign_or_garbage,
     identify_foreign,
     preview_bytes,

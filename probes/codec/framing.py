@@ -164,6 +164,18 @@ def decode_response(frame: bytes, *, api_key: int, api_version: int) -> tuple[in
     return correlation_id, spec.decode_response(r, api_version)
 
 
+def encode_response(response: Any, *, correlation_id: int) -> bytes:
+    """A size-prefixed response frame, as a broker sends it: header v0 (v1 for flexible versions,
+    except ApiVersions, KIP-511), then the body in the version the response carries."""
+    spec = spec_for(response.API_KEY, response.version)
+    w = Writer()
+    w.int32(correlation_id)
+    w.empty_tags_if(spec.response_header_flexible(response.version))
+    spec.encode_response(w, response, response.version)
+    body = w.getvalue()
+    return struct.pack(">i", len(body)) + body
+
+
 def response_correlation_id(frame: bytes) -> int:
     return Reader(frame).int32()
 

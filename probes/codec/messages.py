@@ -2,8 +2,10 @@
 
 Field names follow the upstream JSON schemas (``clients/src/main/resources/common/message``), so
 ``node_id``, ``host``, ``port``, ``rack`` and ``controller_id`` mean here what they mean in Kafka.
-Each API declares its request encoder, request decoder (for captures) and response decoder; the
-version branches are written out field by field, the way the schema lists them.
+Each API declares its request encoder and request decoder (for captures), written out version by
+version, and its response as one :class:`~probes.codec.schema.Struct` of fields with the versions
+that carry them, from which both the response decoder and the response encoder (for synthetic
+traffic and tests) are derived.
 """
 
 from __future__ import annotations
@@ -13,9 +15,30 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from probes.codec.errors import NONE, UNSUPPORTED_VERSION, KafkaError, kafka_error
+from probes.codec.errors import NONE, UNSUPPORTED_VERSION, KafkaError
 from probes.codec.reader import MalformedFrame, Reader
+from probes.codec.schema import (
+    BOOLEAN,
+    BYTES,
+    ERROR_CODE,
+    INT16,
+    INT32,
+    INT64,
+    NULLABLE_STRING,
+    STRING,
+    UUID,
+    Array,
+    ByTopic,
+    Field,
+    One,
+    ReadFn,
+    String,
+    Struct,
+    WriteFn,
+)
 from probes.codec.writer import Writer
+
+INT32_MIN = -(2**31)  # an authorized-operations field nobody asked for
 
 # --- ApiVersions (18) ---------------------------------------------------------------------------
 
@@ -37,6 +60,7 @@ class ApiVersionRange:
 
 @dataclass(frozen=True, slots=True)
 class ApiVersionsResponse:
+    API_KEY: ClassVar[int] = 18
     version: int
     error: KafkaError
     api_keys: tuple[ApiVersionRange, ...]
@@ -61,21 +85,33 @@ def _decode_api_versions_request(r: Reader, version: int) -> ApiVersionsRequest:
     return ApiVersionsRequest(version=version, client_software_name=name, client_software_version=sw_version)
 
 
-def _decode_api_versions(r: Reader, version: int) -> ApiVersionsResponse:
-    error = kafka_error(r.int16())
-    if error.code == UNSUPPORTED_VERSION:
-        version = 0  # a broker answers an ApiVersions version it does not know with a v0 body (KIP-511)
-    flexible = version >= 3
+class _ApiVersionsResponseStruct(Struct):
+    """A broker answers an ApiVersions version it does not know with UNSUPPORTED_VERSION and a v0
+    body (KIP-511), whatever version was asked: the error code says which body follows."""
 
-    def api_range() -> ApiVersionRange:
-        item = ApiVersionRange(r.int16(), r.int16(), r.int16())
-        r.skip_tags_if(flexible)
-        return item
+    def read(self, r: Reader, version: int, flexible: bool, /, **extra: Any) -> Any:
+        if r.peek_int16() == UNSUPPORTED_VERSION:
+            version, flexible, extra = 0, False, {**extra, "version": 0}
+        return super().read(r, version, flexible, **extra)
 
-    api_keys = tuple(r.array(api_range, flexible))
-    throttle = r.int32() if version >= 1 else 0
-    r.skip_tags_if(flexible)
-    return ApiVersionsResponse(version, error, api_keys, throttle)
+    def write(self, w: Writer, value: Any, version: int, flexible: bool) -> None:
+        if value.error.code == UNSUPPORTED_VERSION:
+            version, flexible = 0, False
+        super().write(w, value, version, flexible)
+
+
+API_VERSIONS_RESPONSE = _ApiVersionsResponseStruct(
+    ApiVersionsResponse,
+    Field("error", ERROR_CODE),
+    Field("api_keys", Array(Struct(
+        ApiVersionRange,
+        Field("api_key", INT16),
+        Field("min_version", INT16),
+        Field("max_version", INT16),
+    ))),
+    Field("throttle_time_ms", INT32, since=1),
+)
+
 
 
 # --- Metadata (3) -------------------------------------------------------------------------------
@@ -122,6 +158,7 @@ class MetadataTopic:
 
 @dataclass(frozen=True, slots=True)
 class MetadataResponse:
+    API_KEY: ClassVar[int] = 3
     version: int
     brokers: tuple[MetadataBroker, ...]
     cluster_id: str | None = None
@@ -188,44 +225,39 @@ def _decode_metadata_request(r: Reader, version: int) -> MetadataRequest:
     return MetadataRequest(version, topics, allow_auto, include_ops)
 
 
-def _decode_metadata(r: Reader, version: int) -> MetadataResponse:
-    flexible = version >= 9
-    throttle = r.int32() if version >= 3 else 0
-
-    def broker() -> MetadataBroker:
-        node_id, host, port = r.int32(), r.any_string(flexible), r.int32()
-        rack = r.any_string(flexible, nullable=True) if version >= 1 else None
-        r.skip_tags_if(flexible)
-        return MetadataBroker(node_id, host or "", port, rack)
-
-    def partition() -> MetadataPartition:
-        error, index, leader = kafka_error(r.int16()), r.int32(), r.int32()
-        epoch = r.int32() if version >= 7 else -1
-        replicas, isr = tuple(r.int32_array(flexible)), tuple(r.int32_array(flexible))
-        offline = tuple(r.int32_array(flexible)) if version >= 5 else ()
-        r.skip_tags_if(flexible)
-        return MetadataPartition(error, index, leader, replicas, isr, epoch, offline)
-
-    def topic() -> MetadataTopic:
-        error = kafka_error(r.int16())
-        name = r.any_string(flexible, nullable=version >= 12)
-        topic_id = r.uuid() if version >= 10 else None
-        internal = r.boolean() if version >= 1 else False
-        partitions = tuple(r.array(partition, flexible))
-        if version >= 8:
-            r.int32()  # topic_authorized_operations
-        r.skip_tags_if(flexible)
-        return MetadataTopic(error, name, partitions, internal, topic_id)
-
-    brokers = tuple(r.array(broker, flexible))
-    cluster_id = r.any_string(flexible, nullable=True) if version >= 2 else None
-    controller_id = r.int32() if version >= 1 else -1
-    topics = tuple(r.array(topic, flexible))
-    if 8 <= version <= 10:
-        r.int32()  # cluster_authorized_operations
-    error = kafka_error(r.int16()) if version >= 13 else NONE
-    r.skip_tags_if(flexible)
-    return MetadataResponse(version, brokers, cluster_id, controller_id, topics, throttle, error)
+METADATA_RESPONSE = Struct(
+    MetadataResponse,
+    Field("throttle_time_ms", INT32, since=3),
+    Field("brokers", Array(Struct(
+        MetadataBroker,
+        Field("node_id", INT32),
+        Field("host", STRING),
+        Field("port", INT32),
+        Field("rack", NULLABLE_STRING, since=1),
+    ))),
+    Field("cluster_id", NULLABLE_STRING, since=2),
+    Field("controller_id", INT32, since=1),
+    Field("topics", Array(Struct(
+        MetadataTopic,
+        Field("error", ERROR_CODE),
+        Field("name", String(nullable_since=12)),
+        Field("topic_id", UUID, since=10),
+        Field("is_internal", BOOLEAN, since=1),
+        Field("partitions", Array(Struct(
+            MetadataPartition,
+            Field("error", ERROR_CODE),
+            Field("partition_index", INT32),
+            Field("leader_id", INT32),
+            Field("leader_epoch", INT32, since=7),
+            Field("replica_nodes", Array(INT32)),
+            Field("isr_nodes", Array(INT32)),
+            Field("offline_replicas", Array(INT32), since=5),
+        ))),
+        Field("topic_authorized_operations", INT32, since=8, kept=False, written=INT32_MIN),
+    ))),
+    Field("cluster_authorized_operations", INT32, since=8, until=10, kept=False, written=INT32_MIN),
+    Field("error", ERROR_CODE, since=13),
+)
 
 
 # --- FindCoordinator (10) -----------------------------------------------------------------------
@@ -254,6 +286,7 @@ class Coordinator:
 
 @dataclass(frozen=True, slots=True)
 class FindCoordinatorResponse:
+    API_KEY: ClassVar[int] = 10
     version: int
     coordinators: tuple[Coordinator, ...]
     throttle_time_ms: int = 0
@@ -281,25 +314,30 @@ def _decode_find_coordinator_request(r: Reader, version: int) -> FindCoordinator
     return FindCoordinatorRequest(key or "", version, key_type)
 
 
-def _decode_find_coordinator(r: Reader, version: int) -> FindCoordinatorResponse:
-    flexible = version >= 3
-    throttle = r.int32() if version >= 1 else 0
-    if version >= 4:
-
-        def coordinator() -> Coordinator:
-            key, node_id, host, port = r.compact_string(), r.int32(), r.compact_string(), r.int32()
-            error, message = kafka_error(r.int16()), r.compact_nullable_string()
-            r.tagged_fields()
-            return Coordinator(key, node_id, host, port, error, message)
-
-        coordinators = tuple(r.array(coordinator, flexible=True))
-    else:
-        error = kafka_error(r.int16())
-        message = r.any_string(flexible, nullable=True) if version >= 1 else None
-        node_id, host, port = r.int32(), r.any_string(flexible), r.int32()
-        coordinators = (Coordinator("", node_id, host or "", port, error, message),)
-    r.skip_tags_if(flexible)
-    return FindCoordinatorResponse(version, coordinators, throttle)
+FIND_COORDINATOR_RESPONSE = Struct(
+    FindCoordinatorResponse,
+    Field("throttle_time_ms", INT32, since=1),
+    # Before v4 one coordinator, its fields in the response itself; its key is the one asked for.
+    Field("coordinators", One(Struct(
+        Coordinator,
+        Field("error", ERROR_CODE),
+        Field("error_message", NULLABLE_STRING, since=1),
+        Field("node_id", INT32),
+        Field("host", STRING),
+        Field("port", INT32),
+        implied={"key": ""},
+        tagged=False,
+    )), until=3),
+    Field("coordinators", Array(Struct(
+        Coordinator,
+        Field("key", STRING),
+        Field("node_id", INT32),
+        Field("host", STRING),
+        Field("port", INT32),
+        Field("error", ERROR_CODE),
+        Field("error_message", NULLABLE_STRING),
+    )), since=4),
+)
 
 
 # --- ListOffsets (2) ----------------------------------------------------------------------------
@@ -334,6 +372,7 @@ class ListOffsetsPartition:
 
 @dataclass(frozen=True, slots=True)
 class ListOffsetsResponse:
+    API_KEY: ClassVar[int] = 2
     version: int
     partitions: tuple[ListOffsetsPartition, ...]
     throttle_time_ms: int = 0
@@ -393,30 +432,33 @@ def _decode_list_offsets_request(r: Reader, version: int) -> ListOffsetsRequest:
     return ListOffsetsRequest(name, index, version, timestamp, epoch, replica_id, timeout_ms)
 
 
-def _decode_list_offsets(r: Reader, version: int) -> ListOffsetsResponse:
-    flexible = version >= 6
-    throttle = r.int32() if version >= 2 else 0
-    partitions: list[ListOffsetsPartition] = []
+class _OldStyleOffsets:
+    """ListOffsets v0's ``old_style_offsets``: an array of offsets, of which kdiag asks for one."""
 
-    def partition(name: str) -> None:
-        index, error = r.int32(), kafka_error(r.int16())
-        if version == 0:
-            offsets = r.array(r.int64, flexible=False)
-            timestamp, offset = -1, (offsets[0] if offsets else -1)
-        else:
-            timestamp, offset = r.int64(), r.int64()
-        epoch = r.int32() if version >= 4 else -1
-        r.skip_tags_if(flexible)
-        partitions.append(ListOffsetsPartition(name, index, error, timestamp, offset, epoch))
+    def codec(self, version: int, flexible: bool) -> tuple[ReadFn, WriteFn]:
+        def read(r: Reader) -> int:
+            offsets = r.array(r.int64, flexible)
+            return offsets[0] if offsets else -1
 
-    def topic() -> None:
-        name = r.any_string(flexible) or ""
-        r.array(lambda: partition(name), flexible)
-        r.skip_tags_if(flexible)
+        def write(w: Writer, offset: int) -> None:
+            w.array([] if offset == -1 else [offset], w.int64, flexible)
 
-    r.array(topic, flexible)
-    r.skip_tags_if(flexible)
-    return ListOffsetsResponse(version, tuple(partitions), throttle)
+        return read, write
+
+
+LIST_OFFSETS_RESPONSE = Struct(
+    ListOffsetsResponse,
+    Field("throttle_time_ms", INT32, since=2),
+    Field("partitions", ByTopic(Struct(
+        ListOffsetsPartition,
+        Field("partition_index", INT32),
+        Field("error", ERROR_CODE),
+        Field("offset", _OldStyleOffsets(), until=0),
+        Field("timestamp", INT64, since=1),
+        Field("offset", INT64, since=1),
+        Field("leader_epoch", INT32, since=4),
+    ))),
+)
 
 
 # --- SaslHandshake (17) -------------------------------------------------------------------------
@@ -431,6 +473,7 @@ class SaslHandshakeRequest:
 
 @dataclass(frozen=True, slots=True)
 class SaslHandshakeResponse:
+    API_KEY: ClassVar[int] = 17
     version: int
     error: KafkaError
     mechanisms: tuple[str, ...] = field(default_factory=tuple)
@@ -444,9 +487,11 @@ def _decode_sasl_handshake_request(r: Reader, version: int) -> SaslHandshakeRequ
     return SaslHandshakeRequest(r.string(), version)
 
 
-def _decode_sasl_handshake(r: Reader, version: int) -> SaslHandshakeResponse:
-    error = kafka_error(r.int16())
-    return SaslHandshakeResponse(version, error, tuple(r.array(r.string, flexible=False)))
+SASL_HANDSHAKE_RESPONSE = Struct(
+    SaslHandshakeResponse,
+    Field("error", ERROR_CODE),
+    Field("mechanisms", Array(STRING)),
+)
 
 
 # --- SaslAuthenticate (36) ----------------------------------------------------------------------
@@ -464,6 +509,7 @@ class SaslAuthenticateRequest:
 
 @dataclass(frozen=True, slots=True)
 class SaslAuthenticateResponse:
+    API_KEY: ClassVar[int] = 36
     version: int
     error: KafkaError
     error_message: str | None = None
@@ -484,14 +530,13 @@ def _decode_sasl_authenticate_request(r: Reader, version: int) -> SaslAuthentica
     return SaslAuthenticateRequest(auth_bytes, version)
 
 
-def _decode_sasl_authenticate(r: Reader, version: int) -> SaslAuthenticateResponse:
-    flexible = version >= 2
-    error = kafka_error(r.int16())
-    message = r.any_string(flexible, nullable=True)
-    auth_bytes = r.nullable_bytes(flexible) or b""
-    lifetime = r.int64() if version >= 1 else 0
-    r.skip_tags_if(flexible)
-    return SaslAuthenticateResponse(version, error, message, auth_bytes, lifetime)
+SASL_AUTHENTICATE_RESPONSE = Struct(
+    SaslAuthenticateResponse,
+    Field("error", ERROR_CODE),
+    Field("error_message", NULLABLE_STRING),
+    Field("auth_bytes", BYTES),
+    Field("session_lifetime_ms", INT64, since=1),
+)
 
 
 # --- the API table ------------------------------------------------------------------------------
@@ -508,7 +553,13 @@ class ApiSpec:
     flexible_from: int | None
     encode_request: Callable[[Writer, Any, int], None]
     decode_request: Callable[[Reader, int], Any]
-    decode_response: Callable[[Reader, int], Any]
+    response: Struct  # the response body's fields, from which it is both decoded and encoded
+
+    def decode_response(self, r: Reader, version: int) -> Any:
+        return self.response.read(r, version, self.is_flexible(version), version=version)
+
+    def encode_response(self, w: Writer, response: Any, version: int) -> None:
+        self.response.write(w, response, version, self.is_flexible(version))
 
     def is_flexible(self, version: int) -> bool:
         return self.flexible_from is not None and version >= self.flexible_from
@@ -528,21 +579,16 @@ class ApiSpec:
 SPECS: dict[int, ApiSpec] = {
     spec.key: spec
     for spec in (
-        ApiSpec(18, "ApiVersions", 0, 4, 3, _encode_api_versions, _decode_api_versions_request, _decode_api_versions),
-        ApiSpec(3, "Metadata", 0, 13, 9, _encode_metadata, _decode_metadata_request, _decode_metadata),
-        ApiSpec(
-            10, "FindCoordinator", 0, 6, 3,
-            _encode_find_coordinator, _decode_find_coordinator_request, _decode_find_coordinator,
-        ),
-        ApiSpec(2, "ListOffsets", 0, 10, 6, _encode_list_offsets, _decode_list_offsets_request, _decode_list_offsets),
-        ApiSpec(
-            17, "SaslHandshake", 0, 1, None,
-            _encode_sasl_handshake, _decode_sasl_handshake_request, _decode_sasl_handshake,
-        ),
-        ApiSpec(
-            36, "SaslAuthenticate", 0, 2, 2,
-            _encode_sasl_authenticate, _decode_sasl_authenticate_request, _decode_sasl_authenticate,
-        ),
+        ApiSpec(18, "ApiVersions", 0, 4, 3,
+                _encode_api_versions, _decode_api_versions_request, API_VERSIONS_RESPONSE),
+        ApiSpec(3, "Metadata", 0, 13, 9, _encode_metadata, _decode_metadata_request, METADATA_RESPONSE),
+        ApiSpec(10, "FindCoordinator", 0, 6, 3,
+                _encode_find_coordinator, _decode_find_coordinator_request, FIND_COORDINATOR_RESPONSE),
+        ApiSpec(2, "ListOffsets", 0, 10, 6, _encode_list_offsets, _decode_list_offsets_request, LIST_OFFSETS_RESPONSE),
+        ApiSpec(17, "SaslHandshake", 0, 1, None,
+                _encode_sasl_handshake, _decode_sasl_handshake_request, SASL_HANDSHAKE_RESPONSE),
+        ApiSpec(36, "SaslAuthenticate", 0, 2, 2,
+                _encode_sasl_authenticate, _decode_sasl_authenticate_request, SASL_AUTHENTICATE_RESPONSE),
     )
 }
 

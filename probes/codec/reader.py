@@ -60,6 +60,11 @@ class Reader:
     def int16(self) -> int:
         return _INT16.unpack_from(self._data, self._take(2, "int16"))[0]
 
+    def peek_int16(self) -> int:
+        """The int16 at the cursor, without moving it (an underrun raises as ``int16`` does)."""
+        start = self._pos = self._take(2, "int16")
+        return _INT16.unpack_from(self._data, start)[0]
+
     def int32(self) -> int:
         return _INT32.unpack_from(self._data, self._take(4, "int32"))[0]
 

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from probes.codec import ApiVersionRange, ApiVersionsRequest, ApiVersionsResponse, decode_response, encode_request
+from probes.codec import (
+    ApiVersionRange,
+    ApiVersionsRequest,
+    ApiVersionsResponse,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 from probes.codec.errors import kafka_error
-from tests.unit.codec.golden import bodies_by_version, golden, request_frame
+from tests.unit.codec.golden import bodies_by_version, golden, request_frame, sized
 
 API_KEY = 18
 
@@ -137,3 +144,31 @@ def test_unsupported_version_answer_is_decoded_as_the_v0_body_the_broker_sends(a
     assert response.error == kafka_error(35)
     assert response.error.name == "UNSUPPORTED_VERSION"
     assert response.range_for(API_KEY) == ApiVersionRange(18, 0, 2)
+
+
+# What kdiag writes for a flexible version: the v3 answer above without the feature tags it drops.
+API_VERSIONS_V3_WITHOUT_TAGS = golden(
+    "00 00 00 07",                 # correlation_id 7: header v0 even in flexible versions, no tag byte
+    "00 00",                       # error_code NONE
+    "04",                          # api_keys: compact array, 3 (length + 1)
+    "00 12 00 00 00 04 00",        #   ApiVersions 0-4, tagged fields: none
+    "00 03 00 00 00 0c 00",        #   Metadata 0-12, tagged fields: none
+    "00 11 00 00 00 01 00",        #   SaslHandshake 0-1, tagged fields: none
+    "00 00 00 0a",                 # throttle_time_ms 10
+    "00",                          # tagged fields: none
+)
+
+
+@pytest.mark.parametrize(("frame", "response"), [
+    (API_VERSIONS_V0_RESPONSE, ApiVersionsResponse(0, kafka_error(0), THREE_RANGES, 0)),
+    (API_VERSIONS_V1_RESPONSE, ApiVersionsResponse(1, kafka_error(0), THREE_RANGES, 10)),
+    (API_VERSIONS_V3_WITHOUT_TAGS, ApiVersionsResponse(3, kafka_error(0), THREE_RANGES, 10)),
+], ids=["v0", "v1", "v3"])
+def test_api_versions_response_encodes_to_the_golden_frame(frame, response):
+    assert encode_response(response, correlation_id=7) == sized(frame)
+
+
+@pytest.mark.parametrize("version", [0, 3, 4])
+def test_unsupported_version_answer_is_encoded_as_a_v0_body_whatever_the_version(version):
+    response = ApiVersionsResponse(version, kafka_error(35), (ApiVersionRange(18, 0, 2),))
+    assert encode_response(response, correlation_id=7) == sized(UNSUPPORTED_VERSION_V0_BODY)

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import pytest
 
-from probes.codec import Coordinator, FindCoordinatorRequest, FindCoordinatorResponse, decode_response, encode_request
+from probes.codec import (
+    Coordinator,
+    FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 from probes.codec.errors import kafka_error
-from tests.unit.codec.golden import bodies_by_version, golden, request_frame
+from tests.unit.codec.golden import bodies_by_version, golden, request_frame, sized
 
 API_KEY = 10
 
@@ -102,7 +109,7 @@ FIND_COORDINATOR_V4_RESPONSE = golden(
 KAFKA_1 = Coordinator("", 1, "kafka-1.lan", 9092, kafka_error(0), None)
 
 
-@pytest.mark.parametrize(("version", "frame", "expected"), [
+DECODED = [
     (0, FIND_COORDINATOR_V0_RESPONSE, FindCoordinatorResponse(0, (KAFKA_1,), 0)),
     (1, FIND_COORDINATOR_V1_RESPONSE, FindCoordinatorResponse(1, (
         Coordinator("", -1, "", -1, kafka_error(15), "coordinator loading"),), 10)),
@@ -113,6 +120,15 @@ KAFKA_1 = Coordinator("", 1, "kafka-1.lan", 9092, kafka_error(0), None)
         Coordinator("g1", 1, "kafka-1.lan", 9092, kafka_error(0), None),), 10)),
     (6, FIND_COORDINATOR_V4_RESPONSE, FindCoordinatorResponse(6, (
         Coordinator("g1", 1, "kafka-1.lan", 9092, kafka_error(0), None),), 10)),
-], ids=["v0", "v1", "v2", "v3", "v4", "v6"])
+]
+IDS = ["v0", "v1", "v2", "v3", "v4", "v6"]
+
+
+@pytest.mark.parametrize(("version", "frame", "expected"), DECODED, ids=IDS)
 def test_find_coordinator_response_decodes_the_coordinator_or_its_error(version, frame, expected):
     assert decode_response(frame, api_key=API_KEY, api_version=version) == (7, expected)
+
+
+@pytest.mark.parametrize(("version", "frame", "expected"), DECODED[:2] + DECODED[3:5], ids=["v0", "v1", "v3", "v4"])
+def test_find_coordinator_response_encodes_to_the_golden_frame(version, frame, expected):
+    assert encode_response(expected, correlation_id=7) == sized(frame)

@@ -8,10 +8,17 @@ from __future__ import annotations
 
 import pytest
 
-from probes.codec import ListOffsetsPartition, ListOffsetsRequest, ListOffsetsResponse, decode_response, encode_request
+from probes.codec import (
+    ListOffsetsPartition,
+    ListOffsetsRequest,
+    ListOffsetsResponse,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 from probes.codec.errors import kafka_error
 from probes.codec.messages import EARLIEST_TIMESTAMP
-from tests.unit.codec.golden import bodies_by_version, golden, request_frame
+from tests.unit.codec.golden import bodies_by_version, golden, request_frame, sized
 
 API_KEY = 2
 
@@ -142,7 +149,7 @@ LIST_OFFSETS_V6_RESPONSE = golden(
 FOUND_42 = ListOffsetsPartition("orders", 3, kafka_error(0), timestamp=-1, offset=42, leader_epoch=-1)
 
 
-@pytest.mark.parametrize(("version", "frame", "expected"), [
+DECODED = [
     (0, LIST_OFFSETS_V0_RESPONSE, ListOffsetsResponse(0, (FOUND_42,), 0)),
     (1, LIST_OFFSETS_V1_RESPONSE, ListOffsetsResponse(1, (FOUND_42,), 0)),
     (4, LIST_OFFSETS_V4_RESPONSE, ListOffsetsResponse(4, (
@@ -151,6 +158,14 @@ FOUND_42 = ListOffsetsPartition("orders", 3, kafka_error(0), timestamp=-1, offse
         ListOffsetsPartition("orders", 3, kafka_error(6), -1, -1, -1),), 10)),
     (10, LIST_OFFSETS_V6_RESPONSE, ListOffsetsResponse(10, (
         ListOffsetsPartition("orders", 3, kafka_error(6), -1, -1, -1),), 10)),
-], ids=["v0", "v1", "v4", "v6", "v10"])
+]
+
+
+@pytest.mark.parametrize(("version", "frame", "expected"), DECODED, ids=["v0", "v1", "v4", "v6", "v10"])
 def test_list_offsets_response_decodes_offset_or_partition_error(version, frame, expected):
     assert decode_response(frame, api_key=API_KEY, api_version=version) == (7, expected)
+
+
+@pytest.mark.parametrize(("version", "frame", "expected"), DECODED[:4], ids=["v0", "v1", "v4", "v6"])
+def test_list_offsets_response_encodes_to_the_golden_frame(version, frame, expected):
+    assert encode_response(expected, correlation_id=7) == sized(frame)

@@ -21,9 +21,10 @@ from probes.codec import (
     MetadataTopic,
     decode_response,
     encode_request,
+    encode_response,
 )
 from probes.codec.errors import kafka_error
-from tests.unit.codec.golden import bodies_by_version, golden, request_frame
+from tests.unit.codec.golden import bodies_by_version, golden, request_frame, sized
 
 API_KEY = 3
 
@@ -396,3 +397,8 @@ def test_metadata_response_cut_short_anywhere_raises_malformed_frame(version):
     for end in range(len(frame)):
         with pytest.raises(MalformedFrame):
             decode_response(frame[:end], api_key=API_KEY, api_version=version)
+
+
+@pytest.mark.parametrize("version", sorted(RESPONSES))
+def test_metadata_response_encodes_to_the_golden_frame(version):
+    assert encode_response(expected_metadata(version), correlation_id=7) == sized(RESPONSES[version])

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from probes.codec import SaslHandshakeRequest, SaslHandshakeResponse, decode_response, encode_request
+from probes.codec import SaslHandshakeRequest, SaslHandshakeResponse, decode_response, encode_request, encode_response
 from probes.codec.errors import kafka_error
-from tests.unit.codec.golden import golden, request_frame
+from tests.unit.codec.golden import golden, request_frame, sized
 
 API_KEY = 17
 
@@ -32,3 +32,9 @@ SASL_HANDSHAKE_UNSUPPORTED_MECHANISM_RESPONSE = golden(
 def test_sasl_handshake_response_lists_the_enabled_mechanisms(version):
     assert decode_response(SASL_HANDSHAKE_UNSUPPORTED_MECHANISM_RESPONSE, api_key=API_KEY, api_version=version) == (
         7, SaslHandshakeResponse(version, kafka_error(33), ("PLAIN", "SCRAM-SHA-512")))
+
+
+@pytest.mark.parametrize("version", [0, 1])
+def test_sasl_handshake_response_encodes_to_the_golden_frame(version):
+    response = SaslHandshakeResponse(version, kafka_error(33), ("PLAIN", "SCRAM-SHA-512"))
+    assert encode_response(response, correlation_id=7) == sized(SASL_HANDSHAKE_UNSUPPORTED_MECHANISM_RESPONSE)

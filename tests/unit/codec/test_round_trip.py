@@ -1,25 +1,44 @@
-"""Every request kdiag can send decodes back to itself, in every version it speaks (captures rely on it).
+"""Every request kdiag can send decodes back to itself, in every version it speaks (captures rely on it),
+and so does every response the codec decodes (synthetic traffic and tests encode them).
 
 Fields a version does not carry come back at the value that version implies (no client software
-name before ApiVersions v3, auto-creation implied before Metadata v4, ...), so each request is built
-with exactly what its version can say.
+name before ApiVersions v3, auto-creation implied before Metadata v4, no rack before Metadata v1,
+...), so each message is built with exactly what its version can say.
 """
 
 from __future__ import annotations
+
+import uuid
 
 import pytest
 
 from probes.codec import (
     SPECS,
+    ApiVersionRange,
     ApiVersionsRequest,
+    ApiVersionsResponse,
+    Coordinator,
     FindCoordinatorRequest,
+    FindCoordinatorResponse,
+    ListOffsetsPartition,
     ListOffsetsRequest,
+    ListOffsetsResponse,
+    MalformedFrame,
+    MetadataBroker,
+    MetadataPartition,
     MetadataRequest,
+    MetadataResponse,
+    MetadataTopic,
     RequestHeader,
     SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
     SaslHandshakeRequest,
+    SaslHandshakeResponse,
     decode_request,
+    decode_response,
     encode_request,
+    encode_response,
+    kafka_error,
 )
 from probes.codec.messages import EARLIEST_TIMESTAMP, TRANSACTION_COORDINATOR
 
@@ -97,3 +116,100 @@ def test_request_of_an_api_kdiag_does_not_decode_keeps_its_header():
     assert header == RequestHeader(0, 3, 9, "kdiag")
     assert header.api_name == "Produce"
     assert body is None
+
+
+# --- responses ------------------------------------------------------------------------------------
+
+OK = kafka_error(0)
+
+
+def api_versions_response(version: int) -> list:
+    ranges = (ApiVersionRange(18, 0, 4), ApiVersionRange(3, 0, 13), ApiVersionRange(10, 0, 6))
+    throttle = 25 if version >= 1 else 0
+    return [ApiVersionsResponse(version, OK, ranges, throttle),
+            ApiVersionsResponse(version, kafka_error(-1), (), throttle),
+            ApiVersionsResponse(0, kafka_error(35), (ApiVersionRange(18, 0, 2),))]  # always a v0 body
+
+
+def metadata_response(version: int) -> list:
+    partitions = (
+        MetadataPartition(OK, 0, 2, (2, 3), (2, 3), leader_epoch=7 if version >= 7 else -1,
+                          offline_replicas=(3,) if version >= 5 else ()),
+        MetadataPartition(kafka_error(5), 1, -1, (3,), (), leader_epoch=-1),
+    )
+    topics = [MetadataTopic(OK, "orders", partitions, is_internal=False,
+                            topic_id=uuid.UUID(int=0x6A1C) if version >= 10 else None),
+              MetadataTopic(kafka_error(3), "gone", (), topic_id=uuid.UUID(int=0) if version >= 10 else None)]
+    if version >= 1:
+        topics.append(MetadataTopic(OK, "__consumer_offsets", (), is_internal=True,
+                                    topic_id=uuid.UUID(int=0x0FF5E7) if version >= 10 else None))
+    if version >= 12:
+        topics.append(MetadataTopic(kafka_error(100), None, (), topic_id=uuid.UUID(int=0xFF)))
+    brokers = (MetadataBroker(2, "kafka-2.lan", 9092, "rack-b" if version >= 1 else None),
+               MetadataBroker(3, "ip-172-31-18-160.us-west-2.compute.internal", 9093))
+    return [MetadataResponse(
+        version, brokers, cluster_id="lab-cluster" if version >= 2 else None,
+        controller_id=3 if version >= 1 else -1, topics=tuple(topics),
+        throttle_time_ms=10 if version >= 3 else 0, error=kafka_error(129 if version >= 13 else 0),
+    ), MetadataResponse(version, ())]
+
+
+def find_coordinator_response(version: int) -> list:
+    message = "coordinator loading" if version >= 1 else None
+    throttle = 10 if version >= 1 else 0
+    if version < 4:  # one coordinator, for the key asked
+        return [FindCoordinatorResponse(version, (Coordinator("", 2, "kafka-2.lan", 9092),), throttle),
+                FindCoordinatorResponse(version, (Coordinator("", -1, "", -1, kafka_error(15), message),), throttle)]
+    return [FindCoordinatorResponse(version, (Coordinator("g1", 2, "kafka-2.lan", 9092),
+                                              Coordinator("g2", -1, "", -1, kafka_error(15), message)), throttle),
+            FindCoordinatorResponse(version, (), throttle)]
+
+
+def list_offsets_response(version: int) -> list:
+    def found(topic: str, index: int, offset: int) -> ListOffsetsPartition:
+        return ListOffsetsPartition(topic, index, OK, timestamp=1_700_000_000_000 if version >= 1 else -1,
+                                    offset=offset, leader_epoch=4 if version >= 4 else -1)
+
+    partitions = (found("orders", 0, 42), found("orders", 3, 0),
+                  ListOffsetsPartition("orders", 5, kafka_error(6)), found("payments", 1, 7))
+    return [ListOffsetsResponse(version, partitions, 10 if version >= 2 else 0)]
+
+
+def sasl_handshake_response(version: int) -> list:
+    return [SaslHandshakeResponse(version, OK, ("PLAIN", "SCRAM-SHA-512")),
+            SaslHandshakeResponse(version, kafka_error(33), ())]
+
+
+def sasl_authenticate_response(version: int) -> list:
+    lifetime = 3_600_000 if version >= 1 else 0
+    return [SaslAuthenticateResponse(version, OK, None, b"v=signature", lifetime),
+            SaslAuthenticateResponse(version, kafka_error(58), "Authentication failed", b"", 0)]
+
+
+RESPONSE_BUILDERS = {18: api_versions_response, 3: metadata_response, 10: find_coordinator_response,
+                     2: list_offsets_response, 17: sasl_handshake_response, 36: sasl_authenticate_response}
+
+
+def every_response() -> list:
+    return [
+        pytest.param(version, response, id=f"{spec.name}-v{version}-{i}")
+        for api_key, spec in sorted(SPECS.items())
+        for version in range(spec.min_version, spec.max_version + 1)
+        for i, response in enumerate(RESPONSE_BUILDERS[api_key](version))
+    ]
+
+
+def test_response_round_trip_covers_every_api_the_codec_speaks():
+    assert set(RESPONSE_BUILDERS) == set(SPECS)
+
+
+@pytest.mark.parametrize(("asked_version", "response"), every_response())
+def test_response_decodes_back_to_itself(asked_version, response):
+    frame = encode_response(response, correlation_id=0x7FFFFFFF)
+    assert int.from_bytes(frame[:4], "big") == len(frame) - 4
+    assert decode_response(frame[4:], api_key=response.API_KEY, api_version=asked_version) == (0x7FFFFFFF, response)
+
+
+def test_response_of_a_version_the_codec_does_not_speak_is_refused():
+    with pytest.raises(MalformedFrame, match="Metadata v14 is outside"):
+        encode_response(MetadataResponse(14, ()), correlation_id=1)

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 import pytest
 
-from probes.codec import SaslAuthenticateRequest, SaslAuthenticateResponse, decode_response, encode_request
+from probes.codec import (
+    SaslAuthenticateRequest,
+    SaslAuthenticateResponse,
+    decode_response,
+    encode_request,
+    encode_response,
+)
 from probes.codec.errors import kafka_error
-from tests.unit.codec.golden import bodies_by_version, golden, request_frame
+from tests.unit.codec.golden import bodies_by_version, golden, request_frame, sized
 
 API_KEY = 36
 
@@ -102,3 +108,13 @@ def test_sasl_authenticate_v2_failure_carries_the_brokers_message():
     _, response = decode_response(SASL_AUTHENTICATE_V2_AUTH_FAILED, api_key=API_KEY, api_version=2)
     assert (response.error.name, response.error_message, response.auth_bytes) == (
         "SASL_AUTHENTICATION_FAILED", FAILED, b"")
+
+
+@pytest.mark.parametrize(("frame", "response"), [
+    (SASL_AUTHENTICATE_V0_AUTH_FAILED, SaslAuthenticateResponse(0, kafka_error(58), FAILED, b"", 0)),
+    (SASL_AUTHENTICATE_V1_OK, SaslAuthenticateResponse(1, kafka_error(0), None, b"v=ab", 3_600_000)),
+    (SASL_AUTHENTICATE_V2_OK, SaslAuthenticateResponse(2, kafka_error(0), None, b"v=ab", 0)),
+    (SASL_AUTHENTICATE_V2_AUTH_FAILED, SaslAuthenticateResponse(2, kafka_error(58), FAILED, b"", 0)),
+], ids=["v0_failed", "v1_ok", "v2_ok", "v2_failed"])
+def test_sasl_authenticate_response_encodes_to_the_golden_frame(frame, response):
+    assert encode_response(response, correlation_id=7) == sized(frame)
