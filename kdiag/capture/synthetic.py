@@ -1,9 +1,9 @@
 """Synthetic Kafka conversations on the wire, for the capture's tests and benchmark.
 
-The codec encodes requests (``probes.codec.encode_request``); brokers' responses are built here
-with the codec's own ``Writer``, field by field as ``MetadataResponse.json`` orders them. A
-:class:`TcpConversation` turns byte streams into TCP segments (handshake, MSS-sized segments,
-acknowledgements) and can reorder, duplicate or drop them, the way captures go wrong.
+The codec encodes both directions: requests with ``probes.codec.encode_request`` and the brokers'
+responses with ``probes.codec.encode_response``, from the same field declarations it decodes them
+with. A :class:`TcpConversation` turns byte streams into TCP segments (handshake, MSS-sized
+segments, acknowledgements) and can reorder, duplicate or drop them, the way captures go wrong.
 """
 
 from __future__ import annotations
@@ -11,120 +11,57 @@ from __future__ import annotations
 import random
 import struct
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
 
 from kdiag.capture.pcapio import ACK, FIN, LINKTYPE_ETHERNET, PSH, RST, SYN, PcapWriter, build_tcp
-from probes.codec import MetadataRequest, Writer, encode_request
+from probes.codec import (
+    ApiVersionRange,
+    ApiVersionsResponse,
+    Coordinator,
+    FindCoordinatorResponse,
+    MetadataBroker,
+    MetadataPartition,
+    MetadataRequest,
+    MetadataResponse,
+    MetadataTopic,
+    Writer,
+    encode_request,
+    encode_response,
+    kafka_error,
+)
 
-
-@dataclass(frozen=True)
-class Broker:
-    node_id: int
-    host: str
-    port: int
-    rack: str | None = None
-
-
-def _frame(correlation_id: int, body: bytes, *, flexible_header: bool) -> bytes:
-    w = Writer()
-    w.int32(correlation_id)
-    w.empty_tags_if(flexible_header)
-    payload = w.getvalue() + body
-    return struct.pack(">i", len(payload)) + payload
+Broker = MetadataBroker  # node_id, host, port, rack: a broker as a Metadata response lists it
 
 
 def metadata_response(correlation_id: int, brokers: Sequence[Broker], *, version: int = 9,
                       cluster_id: str | None = "MkU3OEVBNTcwNTJENDM2Qg", controller_id: int = 1,
                       topics: Sequence[tuple[str, int, int]] = ()) -> bytes:
-    """A Metadata response frame, size prefix included. ``topics``: (name, error_code, partitions)."""
-    flexible = version >= 9
-    w = Writer()
-    if version >= 3:
-        w.int32(0)  # throttle_time_ms
+    """A Metadata response frame, size prefix included. ``topics``: (name, error_code, partitions);
+    partition ``i`` is led by ``brokers[i % len(brokers)]``, its only replica."""
 
-    def broker(b: Broker) -> None:
-        w.int32(b.node_id)
-        w.string(b.host, flexible)
-        w.int32(b.port)
-        if version >= 1:
-            w.string(b.rack, flexible)
-        w.empty_tags_if(flexible)
+    def partition(index: int) -> MetadataPartition:
+        leader = brokers[index % len(brokers)].node_id if brokers else -1
+        replicas = (leader,) if brokers else ()
+        return MetadataPartition(kafka_error(0), index, leader, replicas, replicas, leader_epoch=0)
 
-    w.array(list(brokers), broker, flexible)
-    if version >= 2:
-        w.string(cluster_id, flexible)
-    if version >= 1:
-        w.int32(controller_id)
-
-    def topic(item: tuple[str, int, int]) -> None:
-        name, error_code, partitions = item
-        w.int16(error_code)
-        w.string(name, flexible)
-        if version >= 10:
-            w.uuid(None)
-        if version >= 1:
-            w.boolean(False)  # is_internal
-
-        def partition(index: int) -> None:
-            w.int16(0)
-            w.int32(index)
-            w.int32(brokers[index % len(brokers)].node_id if brokers else -1)  # leader_id
-            if version >= 7:
-                w.int32(0)  # leader_epoch
-            leader = [brokers[index % len(brokers)].node_id] if brokers else []
-            w.array(leader, w.int32, flexible)  # replica_nodes
-            w.array(leader, w.int32, flexible)  # isr_nodes
-            if version >= 5:
-                w.array([], w.int32, flexible)  # offline_replicas
-            w.empty_tags_if(flexible)
-
-        w.array(list(range(partitions)), partition, flexible)
-        if version >= 8:
-            w.int32(-2147483648)  # topic_authorized_operations
-        w.empty_tags_if(flexible)
-
-    w.array(list(topics), topic, flexible)
-    if 8 <= version <= 10:
-        w.int32(-2147483648)  # cluster_authorized_operations
-    if version >= 13:
-        w.int16(0)
-    w.empty_tags_if(flexible)
-    return _frame(correlation_id, w.getvalue(), flexible_header=flexible)
+    response = MetadataResponse(
+        version, tuple(brokers), cluster_id, controller_id,
+        topics=tuple(MetadataTopic(kafka_error(error_code), name, tuple(partition(i) for i in range(partitions)))
+                     for name, error_code, partitions in topics),
+    )  # what a version does not carry (a rack before v1, the cluster id before v2) is not written
+    return encode_response(response, correlation_id=correlation_id)
 
 
 def api_versions_response(correlation_id: int, *, version: int = 3, error_code: int = 0,
                           ranges: Iterable[tuple[int, int, int]] = ((18, 0, 4), (3, 0, 12), (0, 0, 11))) -> bytes:
-    flexible = version >= 3
-    w = Writer()
-    w.int16(error_code)
-
-    def api_range(item: tuple[int, int, int]) -> None:
-        w.int16(item[0])
-        w.int16(item[1])
-        w.int16(item[2])
-        w.empty_tags_if(flexible)
-
-    w.array(list(ranges), api_range, flexible)
-    if version >= 1:
-        w.int32(0)
-    w.empty_tags_if(flexible)
-    return _frame(correlation_id, w.getvalue(), flexible_header=False)  # always a v0 header (KIP-511)
+    api_keys = tuple(ApiVersionRange(*item) for item in ranges)
+    return encode_response(ApiVersionsResponse(version, kafka_error(error_code), api_keys),
+                           correlation_id=correlation_id)
 
 
 def find_coordinator_response(correlation_id: int, node_id: int, host: str, port: int, *, version: int = 2,
                               error_code: int = 0) -> bytes:
-    flexible = version >= 3
-    w = Writer()
-    if version >= 1:
-        w.int32(0)
-    w.int16(error_code)
-    if version >= 1:
-        w.string(None, flexible)
-    w.int32(node_id)
-    w.string(host, flexible)
-    w.int32(port)
-    w.empty_tags_if(flexible)
-    return _frame(correlation_id, w.getvalue(), flexible_header=flexible)
+    coordinator = Coordinator("", node_id, host, port, kafka_error(error_code))
+    return encode_response(FindCoordinatorResponse(version, (coordinator,)), correlation_id=correlation_id)
 
 
 def metadata_request(correlation_id: int, version: int = 9, client_id: str = "kdiag") -> bytes:
