@@ -89,7 +89,7 @@ API_VERSIONS_V1_RESPONSE = golden(
     "00 00 00 0a",                 # throttle_time_ms 10 (v1+)
 )
 
-API_VERSIONS_V3_RESPONSE = golden(
+API_VERSIONS_V3_FIELDS = golden(
     "00 00 00 07",                 # correlation_id 7: header v0 even in flexible versions, no tag byte
     "00 00",                       # error_code NONE
     "04",                          # api_keys: compact array, 3 (length + 1)
@@ -97,6 +97,9 @@ API_VERSIONS_V3_RESPONSE = golden(
     "00 03 00 00 00 0c 00",        #   Metadata 0-12, tagged fields: none
     "00 11 00 00 00 01 00",        #   SaslHandshake 0-1, tagged fields: none
     "00 00 00 0a",                 # throttle_time_ms 10
+)
+API_VERSIONS_V3_RESPONSE = golden(
+    API_VERSIONS_V3_FIELDS,        # the fields above, then
     "02",                          # tagged fields: 2 (kdiag keeps none of them)
     "00 17",                       #   tag 0 SupportedFeatures, 23 bytes:
     "02",                          #     features: compact array, 1
@@ -148,13 +151,7 @@ def test_unsupported_version_answer_is_decoded_as_the_v0_body_the_broker_sends(a
 
 # What kdiag writes for a flexible version: the v3 answer above without the feature tags it drops.
 API_VERSIONS_V3_WITHOUT_TAGS = golden(
-    "00 00 00 07",                 # correlation_id 7: header v0 even in flexible versions, no tag byte
-    "00 00",                       # error_code NONE
-    "04",                          # api_keys: compact array, 3 (length + 1)
-    "00 12 00 00 00 04 00",        #   ApiVersions 0-4, tagged fields: none
-    "00 03 00 00 00 0c 00",        #   Metadata 0-12, tagged fields: none
-    "00 11 00 00 00 01 00",        #   SaslHandshake 0-1, tagged fields: none
-    "00 00 00 0a",                 # throttle_time_ms 10
+    API_VERSIONS_V3_FIELDS,        # correlation_id, error_code, api_keys, throttle_time_ms as above
     "00",                          # tagged fields: none
 )
 
