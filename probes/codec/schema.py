@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import itertools
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from operator import attrgetter
 from typing import Any, Protocol
 
@@ -227,16 +227,15 @@ class One:
         return read, write
 
 
-@dataclass(frozen=True, slots=True)
 class ByTopic:
     """Topics, each a name and an array of ``partition`` s, read as one flat tuple of partitions that
     carry their topic's name in ``topic``, and written grouped by topic again (consecutive runs)."""
 
-    partition: Struct
-    name: FieldType = field(default=STRING)
+    def __init__(self, partition: Struct) -> None:
+        self.partition = partition
 
     def codec(self, version: int, flexible: bool) -> tuple[ReadFn, WriteFn]:
-        read_name, write_name = self.name.codec(version, flexible)
+        read_name, write_name = STRING.codec(version, flexible)
         read_partition, write_partition = self.partition.codec(version, flexible)
 
         def read(r: Reader) -> tuple[Any, ...]:
