@@ -35,9 +35,9 @@ from kdiag.diagnose.rules.bootstrap import dns_meaning
 from kdiag.explain.engine import MAX_EXAMPLES, Facts, Group, Observations, message_of
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED,
-                                    CONNECT, CONSEQUENCES, EXPIRED_BATCH, JAVA, LIBRDKAFKA, MESSAGE_TIMEOUT,
-                                    NO_LEADER, NONROUTABLE, NOT_IN_METADATA, NOT_KAFKA, PLAINTEXT_ON_TLS, RESOLVE,
-                                    SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
+                                    CONNECT, CONNECTION_CLOSED, CONSEQUENCES, EXPIRED_BATCH, JAVA, LIBRDKAFKA,
+                                    MESSAGE_TIMEOUT, NO_LEADER, NONROUTABLE, NOT_IN_METADATA, NOT_KAFKA,
+                                    PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
                                     TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
 from kdiag.report import BrokerReport, Endpoint, Finding, RoundtripDetail
 from probes.results import DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
@@ -917,14 +917,20 @@ _CONSEQUENCE_MEANING = {
                              "send (the broker hangs up at the first request), and for a connect that timed out (a "
                              "filtered port: the timeout itself is logged at INFO); a refused connect would have said "
                              "`could not be established`."),
+    CONNECTION_CLOSED: ("The broker closed the connection right after the client's first requests, and the client "
+                        "says no more (kafkajs: `Closed connection`; Sarama: `EOF`). A listener does that when it "
+                        "expects TLS and receives plaintext (it hangs up after its TLS alert), and when it expects "
+                        "SASL authentication and receives a Kafka request first; the client's words are the same for "
+                        "both, so check the listener's security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL) "
+                        "against the client's TLS and SASL settings."),
 }
 
 
 def _unexplained(context: Context) -> Finding:
     groups = context.consequences
     symptoms = {g.symptom for g in groups}
-    first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, NOT_IN_METADATA, MESSAGE_TIMEOUT)
-                  if s in symptoms), None)
+    first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
+                              MESSAGE_TIMEOUT) if s in symptoms), None)
     topic = context.topic
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])

@@ -51,9 +51,10 @@ ALL_DOWN = "all_down"  # librdkafka: N/N brokers are down; Sarama: run out of av
 NO_NODE = "no_node"  # Java admin: Timed out waiting for a node assignment
 METADATA_FAILED = "metadata_failed"  # kcat: Failed to acquire metadata
 BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p (id: -1 rack: null) disconnected
+CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED})
 
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"
@@ -736,25 +737,36 @@ def _command_line(m: re.Match[str]) -> Iterator[Fact]:
 
 
 # --- kafkajs ----------------------------------------------------------------------------------------
+# Captured from kafkajs 2.2.4's default JSON console logger and a console.error of the thrown error
+# (tests/clients/kafkajs, tests/fixtures/client_logs/*.kafkajs.log). A "[Connection]" line names the
+# endpoint in its "broker" field and not its role; the "[BrokerPool] Failed to connect to seed broker"
+# line that follows says it was a bootstrap address, "[Producer] Failed to send messages" a leader the
+# metadata named.
 
 
 @pattern("kafkajs.getaddrinfo", KAFKAJS, "getaddrinfo", rf"getaddrinfo (?P<code>ENOTFOUND|EAI_AGAIN) (?P<host>{_HOST})",
-         '{"level":"ERROR","timestamp":"2026-11-21T14:40:01.015Z","logger":"kafkajs","message":"[Connection] '
-         'Connection error: getaddrinfo ENOTFOUND kafka-0.kafka.confluent.svc.cluster.local","broker":'
-         '"kafka-0.kafka.confluent.svc.cluster.local:9092","clientId":"app"}')
+         '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.664Z","logger":"kafkajs","message":"[Connection] '
+         'Connection error: getaddrinfo ENOTFOUND ip-172-31-18-160.us-west-2.compute.internal","broker":'
+         '"ip-172-31-18-160.us-west-2.compute.internal:53395","clientId":"app","stack":"Error: getaddrinfo ENOTFOUND '
+         'ip-172-31-18-160.us-west-2.compute.internal\\n    at GetAddrInfoReqWrap.onlookupall [as oncomplete] '
+         '(node:dns:122:26)"}')
 def _kafkajs_getaddrinfo(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
-    host, port = m.group("host"), _kafkajs_port(m.string, m.group("host"))
-    yield Sighting(RESOLVE, KAFKAJS, host, port, status=dns_status(m.group("code")), detail=m.group(0))
+    host = m.group("host")
+    port = _kafkajs_port(m.string, host) or scan.port_of(host)
+    yield Sighting(RESOLVE, KAFKAJS, host, port, role=_kafkajs_role(m.string), status=dns_status(m.group("code")),
+                   detail=f"getaddrinfo {m.group('code')} {host}")
 
 
 @pattern("kafkajs.connect", KAFKAJS, "connect E",
          rf"connect (?P<code>ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) (?P<addr>{_HOST}|[0-9a-fA-F:]+):"
          r"(?P<port>\d{1,5})",
-         "KafkaJSConnectionError: Connection error: connect ECONNREFUSED 127.0.0.1:9092")
+         '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.535Z","logger":"kafkajs","message":"[BrokerPool] Failed '
+         'to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED '
+         '127.0.0.1:58109","retryCount":0,"retryTime":326}')
 def _kafkajs_connect(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     address, port = m.group("addr"), int(m.group("port"))
     host, broker_port = split_endpoint(_kafkajs_broker(m.string))
-    yield Sighting(CONNECT, KAFKAJS, host or address, broker_port or port, address,
+    yield Sighting(CONNECT, KAFKAJS, host or address, broker_port or port, address, role=_kafkajs_role(m.string),
                    status=tcp_status(m.group("code")), detail=m.group(0))
 
 
@@ -764,25 +776,55 @@ def _kafkajs_connect(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
          '"clientId":"app"}')
 def _kafkajs_timeout(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     host, port = split_endpoint(_kafkajs_broker(m.string))
-    yield Sighting(CONNECT, KAFKAJS, host, port, status="timeout", detail="Connection timeout")
+    yield Sighting(CONNECT, KAFKAJS, host, port, role=_kafkajs_role(m.string), status="timeout",
+                   detail="Connection timeout")
+
+
+# Node's TLS socket when the other side hangs up during the handshake: a plaintext listener reads the
+# ClientHello as a bogus Kafka request and closes (librdkafka: "SSL handshake failed: Disconnected").
+@pattern("kafkajs.tls_disconnected", KAFKAJS, "before secure TLS connection was established",
+         r"Client network socket disconnected before secure TLS connection was established",
+         '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.981Z","logger":"kafkajs","message":"[Connection] '
+         'Connection error: Client network socket disconnected before secure TLS connection was established",'
+         '"broker":"127.0.0.1:50033","clientId":"app","stack":"Error: Client network socket disconnected before '
+         'secure TLS connection was established\\n    at TLSSocket.onConnectEnd (node:_tls_wrap:1752:19)"}')
+def _kafkajs_tls_disconnected(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    host, port = split_endpoint(_kafkajs_broker(m.string))
+    yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0))
+
+
+# A listener that wants TLS (plaintext bytes end its handshake) and one that wants SASL (a Kafka request
+# before authentication) both just close; kafkajs says only this, for either.
+@pattern("kafkajs.connection_closed", KAFKAJS, "Closed connection",
+         r"KafkaJSConnectionClosedError: Closed connection|\[BrokerPool\] Closed connection",
+         '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.663Z","logger":"kafkajs","message":"[BrokerPool] Closed '
+         'connection","retryCount":0,"retryTime":354}')
+def _kafkajs_connection_closed(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, KAFKAJS, detail="Closed connection")
 
 
 @pattern("kafkajs.sasl", KAFKAJS, "authentication failed", r"SASL (?P<mech>[\w-]+) authentication failed: (?P<why>.*?)"
-         r"(?:\"|$)", "KafkaJSSASLAuthenticationError: SASL SCRAM-SHA-256 authentication failed: Request is not valid "
-         "given the current SASL state")
+         r"(?:\"|$)",
+         '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.872Z","logger":"kafkajs","message":"[SaslAuthenticator-'
+         'PLAIN] SASL PLAIN authentication failed: Authentication failed: Invalid username or password","broker":'
+         '"127.0.0.1:40341"}')
 def _kafkajs_sasl(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     host, port = split_endpoint(_kafkajs_broker(m.string))
     yield Sighting(SASL_CREDENTIALS, KAFKAJS, host, port, mechanism=m.group("mech").upper(), detail=m.group("why"))
 
 
 # --- Go: Sarama, franz-go, segmentio/kafka-go ----------------------------------------------------------
+# Captured from Sarama v1.61.1 with sarama.Logger on stderr and franz-go v1.22.2 with kgo.BasicLogger at
+# INFO, each ending with log.Fatal(err) (tests/clients/go, tests/fixtures/client_logs/*.sarama.log and
+# *.franz.log). Sarama names an endpoint "broker host:port" and its role "broker -1" (a seed) or
+# "broker N"; franz-go "addr: host:port, broker: seed_N | N".
 
 
 @pattern("go.dial", GO, "dial tcp ",
          r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]+):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
          r"no route to host|network is unreachable|connection timed out|i/o timeout)",
-         "kafka: client has run out of available brokers to talk to: dial tcp 127.0.0.1:9092: connect: connection "
-         "refused")
+         "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: dial tcp "
+         "127.0.0.1:58109: connect: connection refused")
 def _go_dial(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     address, port = m.group("addr").strip("[]"), int(m.group("port"))
     host, node_id, role = _go_broker(m.string)
@@ -793,24 +835,26 @@ def _go_dial(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
 @pattern("go.lookup", GO, "lookup ",
          rf"lookup (?P<host>{_HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
          r"Temporary failure in name resolution)",
-         "Failed to connect to broker kafka-1:9092: dial tcp: lookup kafka-1 on 127.0.0.11:53: no such host")
+         "[WARN] unable to open connection to broker; addr: ip-172-31-18-160.us-west-2.compute.internal:53395, "
+         "broker: 1, err: dial tcp: lookup ip-172-31-18-160.us-west-2.compute.internal on 127.0.0.1:53: no such host")
 def _go_lookup(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     host = m.group("host")
     _, node_id, role = _go_broker(m.string)
-    port = _go_port(m.string, host)
+    port = _go_port(m.string, host) or scan.port_of(host)
     yield Sighting(RESOLVE, GO, host, port, node_id=node_id, role=role, status=dns_status(m.group("why")),
                    detail=m.group(0))
 
 
 @pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{_HOSTPORT})",
-         "[sarama] 2026/11/21 14:40:01 client/brokers registered new broker #1 at kafka-1:9092")
+         "[sarama] 2026/11/21 17:27:08 client/brokers registered new broker #1 at "
+         "ip-172-31-18-160.us-west-2.compute.internal:53395")
 def _go_sarama_broker(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     yield Fact("broker", host, port, int(m.group("id")))
 
 
 @pattern("go.out_of_brokers", GO, "run out of available brokers", r"client has run out of available brokers",
-         "kafka: client has run out of available brokers to talk to (Is your cluster reachable?)")
+         "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
 def _go_out_of_brokers(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")
 
@@ -819,6 +863,45 @@ def _go_out_of_brokers(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
          "unable to dial: tls: first record does not look like a TLS handshake")
 def _go_tls_record(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield Sighting(TLS_ON_PLAINTEXT, GO, detail="first record does not look like a TLS handshake")
+
+
+@pattern("go.franz_tls_eof", GO, "using TLS when the broker is not expecting it",
+         r"using TLS when the broker is not expecting it",
+         "[WARN] unable to open connection to broker due to an immediate EOF, which often means the client is using "
+         "TLS when the broker is not expecting it (is TLS misconfigured?); addr: 127.0.0.1:50033, broker: seed_0, "
+         "err: EOF")
+def _go_franz_tls_eof(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, detail="immediate EOF after the TLS ClientHello")
+
+
+# Go's TLS handshake runs on the first write: a listener that closes on the ClientHello makes Sarama's
+# first request fail with EOF, which a plain TCP write never returns.
+@pattern("go.sarama_send_eof", GO, "Failed to send ",
+         rf"Failed to send (?P<request>\w+Request)(?: V\d+)? to (?P<hp>{_HOSTPORT}): EOF\s*$",
+         "[sarama] 2026/11/21 17:27:08 Failed to send ApiVersionsRequest V3 to 127.0.0.1:50033: EOF")
+def _go_sarama_send_eof(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
+                       detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
+
+
+# A TLS listener answers plaintext with a 7-byte TLS alert (0x15 0x03 0x03 ...) and closes: one byte short
+# of the 8-byte response header Sarama reads, hence "unexpected EOF" (a plain close gives "EOF").
+@pattern("go.sarama_header_eof", GO, "header from ",
+         rf"Failed to read (?P<response>\w+Response)(?: V\d+)? header from (?P<hp>{_HOSTPORT}): unexpected EOF",
+         "[sarama] 2026/11/21 17:27:08 Failed to read ApiVersionsResponse V3 header from 127.0.0.1:38533: "
+         "unexpected EOF")
+def _go_sarama_header_eof(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan, hostport=m.group("hp"),
+                       detail=f"{m.group('response')}: 7 bytes (a TLS alert record) where an 8-byte header was due")
+
+
+@pattern("go.franz_tls_alert", GO, "tls alert record",
+         r"invalid large response size (?P<size>\d+).*?appear to be a tls alert record",
+         "[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 352518912 > limit "
+         "104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a "
+         "plaintext connection speaking to a tls endpoint?")
+def _go_franz_tls_alert(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan, detail=f"response size {m.group('size')}: a TLS record")
 
 
 @pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
@@ -831,10 +914,70 @@ def _go_x509(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield Sighting(symptom, GO, host=name, detail=m.group("why"))
 
 
-@pattern("go.sarama_sasl", GO, "SASL Authentication failed", r"kafka server: SASL Authentication failed",
-         "kafka server: SASL Authentication failed: Invalid username or password")
-def _go_sarama_sasl(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
-    yield Sighting(SASL_CREDENTIALS, GO, detail=m.string[m.end():].lstrip(": ") or None)
+@pattern("go.franz_sasl_missing", GO, "is SASL missing?", r"\(is SASL missing\?\)",
+         "[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); req: "
+         "Metadata, addr: 127.0.0.1:40341, broker: seed_0, err: EOF")
+def _go_franz_sasl_missing(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield _go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses")
+
+
+@pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",
+         rf"Completed ApiVersionsRequest(?: V\d+)? to (?P<hp>{_HOSTPORT})",
+         "[sarama] 2026/11/21 17:27:08 Completed ApiVersionsRequest V3 to 127.0.0.1:40341. Broker supports 77 APIs")
+def _go_sarama_api_versions(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    scan.go_answered = (scan.line, m.group("hp"))  # the next lines may say the broker hung up after this
+    return ()
+
+
+# A SASL listener answers ApiVersions before authentication and closes the connection at any other
+# request: Sarama logs the ApiVersions it completed, then an EOF for the Metadata request.
+@pattern("go.sarama_metadata_eof", GO, "while fetching metadata: EOF",
+         r"got error from broker (?P<id>-?\d+) while fetching metadata: EOF\s*$",
+         "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF")
+def _go_sarama_metadata_eof(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    answered = scan.go_answered
+    if answered is not None and scan.line - answered[0] <= SARAMA_EOF_LINES:
+        yield _go_sighting(SASL_NEEDED, m.string, scan, hostport=answered[1],
+                           detail="the broker answered ApiVersions, then closed the connection at Metadata")
+    else:
+        yield _go_sighting(CONNECTION_CLOSED, m.string, scan, detail="EOF fetching metadata")
+
+
+@pattern("go.sasl_failed", GO, "SASL Authentication failed",
+         r"SASL Authentication failed\.?(?::\s*(?P<why>[^;]*))?",
+         "[sarama] 2026/11/21 17:27:09 Closed connection to broker 127.0.0.1:40341 due to SASL v1 auth error: kafka "
+         "server: SASL Authentication failed: Authentication failed: Invalid username or password")
+def _go_sasl_failed(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    """Sarama's ``kafka server: SASL Authentication failed: ...`` and franz-go's ``SASL_AUTHENTICATION_FAILED: SASL
+    Authentication failed.: ...``."""
+    yield _go_sighting(SASL_CREDENTIALS, m.string, scan, detail=(m.group("why") or "").strip() or None)
+
+
+@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
+         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
+         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
+         "on this broker")
+def _go_sarama_unknown_topic(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic") or scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
+
+
+@pattern("go.franz_topic", GO, "topic: ", r"\btopic: (?P<topic>[A-Za-z0-9._-]+), err: UNKNOWN_TOPIC_OR_PARTITION",
+         "[INFO] new topic metadata wait failed, retrying wait; topic: missing-topic, err: UNKNOWN_TOPIC_OR_PARTITION: "
+         "This server does not host this topic-partition.")
+def _go_franz_topic(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    scan.topic = m.group("topic")  # for the log.Fatal(err) line below, which names no topic
+    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic"), detail="UNKNOWN_TOPIC_OR_PARTITION")
+
+
+# Sarama's own command-line tools (kafka-console-producer -brokers ...) and many Go and Node apps take the
+# bootstrap list as -brokers / --brokers.
+@pattern("cli.brokers", ANY, "-brokers", r"(?:^|\s)--?brokers[ =](?P<list>\S+)",
+         "$ ./produce -lib sarama -brokers 127.0.0.1:53395 -topic t")
+def _cli_brokers(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    yield from _bootstrap_list(m.group("list").strip("'\""))
+    topic = re.search(r"\s--?topic[ =]([A-Za-z0-9._-]+)", m.string)
+    if topic is not None:
+        yield Fact("topic", name=topic.group(1))
 
 
 # --- kafka-python ----------------------------------------------------------------------------------
@@ -853,6 +996,12 @@ CONTEXT_LINES = 40
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""
+
+SARAMA_EOF_LINES = 6
+"""How far below Sarama's ``Completed ApiVersionsRequest`` its Metadata EOF may come and still follow it."""
+
+REMEMBERED_HOSTS = 256
+"""How many hosts the scanner remembers the port of (for lines that name a host without its port)."""
 
 
 def _size_sighting(sighting: Sighting, size: int) -> Sighting:
@@ -882,6 +1031,11 @@ def _bootstrap_list(text: str) -> Iterator[Fact]:
 
 
 _KAFKAJS_BROKER = re.compile(r"\"broker\":\"(?P<hp>[^\"]+)\"")
+_KAFKAJS_ROLES = (("Failed to connect to seed broker", BOOTSTRAP), ("[Producer] Failed to send messages", ADVERTISED))
+
+
+def _kafkajs_role(line: str) -> str:
+    return next((role for words, role in _KAFKAJS_ROLES if words in line), UNKNOWN)
 
 
 def _kafkajs_broker(line: str) -> str | None:
@@ -894,7 +1048,9 @@ def _kafkajs_port(line: str, host: str) -> int | None:
     return port if broker_host is not None and normalise_host(broker_host) == normalise_host(host) else None
 
 
-_GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=)(?P<id>seed_\d+|-?\d+)\b")
+# franz-go: broker: seed_0 | broker: 1; Sarama: got error from broker -1 while ..., producer/broker/1 ...
+_GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=|from broker |producer/broker/)(?P<id>seed_\d+|-?\d+)"
+                        r"(?![\w.:])")
 _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{_HOSTPORT})")
 
 
@@ -909,6 +1065,18 @@ def _go_broker(line: str) -> tuple[str | None, int | None, str]:
         return None, None, BOOTSTRAP
     node_id = int(ident)
     return None, node_id, role_of(node_id)
+
+
+def _go_sighting(symptom: str, line: str, scan: Scanner, *, hostport: str | None = None,
+                 detail: str | None = None) -> Sighting:
+    """A failure on the connection a Go line names: its address (``hostport``, else franz-go's ``addr:`` or
+    Sarama's ``broker host:port``) and its role (franz-go's ``seed_N``, Sarama's ``broker -1``)."""
+    if hostport is None:
+        named = _GO_ADDR.search(line)
+        hostport = named.group("hp") if named else None
+    host, port = split_endpoint(hostport)
+    _, node_id, role = _go_broker(line)
+    return Sighting(symptom, GO, host, port, node_id=node_id, role=role, detail=detail)
 
 
 def _go_port(line: str, host: str) -> int | None:
@@ -931,6 +1099,8 @@ class Scanner:
     java: JavaConnection | None = None
     topic: str | None = None  # the topic the last Java timeout named, for the exception below it
     pending_oom: tuple[int, str] | None = None
+    go_answered: tuple[int, str] | None = None  # Sarama's last completed ApiVersions: (line, host:port)
+    ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     patterns: tuple[Pattern, ...] = field(default_factory=lambda: tuple(PATTERNS))
 
     def scan(self, number: int, text: str, needles: set[str] | None = None) -> list[Item]:
@@ -947,7 +1117,15 @@ class Scanner:
             m = candidate.regex.search(text)
             if m is not None:
                 found.extend(candidate.handler(m, self))
+        for item in found:
+            if item.host and item.port and (item.host in self.ports or len(self.ports) < REMEMBERED_HOSTS):
+                self.ports[normalise_host(item.host)] = item.port
         return _unique(found)
+
+    def port_of(self, host: str) -> int | None:
+        """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,
+        kafkajs's ``getaddrinfo ENOTFOUND host``)."""
+        return self.ports.get(normalise_host(host))
 
     def java_connection(self, m: re.Match[str]) -> JavaConnection:
         host = m.group("host") or None  # Java prints "/1.2.3.4:9092" for an address given as a literal
@@ -975,6 +1153,10 @@ def _unique(items: list[Item]) -> list[Item]:
     ``% ERROR: Local: Authentication failure: ...: SASL authentication error: ...``); the first wins."""
     seen: set[tuple[object, ...]] = set()
     unique = []
+    # A topic failure read without its topic, beside the same failure read with it, says less: it goes.
+    topical = {item.symptom for item in items if isinstance(item, Sighting) and item.topic is not None}
+    items = [item for item in items
+             if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in topical)]
     for item in items:
         key = ((item.symptom, item.host, item.port, item.node_id, item.topic) if isinstance(item, Sighting)
                else (item.kind, item.host, item.port, item.node_id, item.name))

@@ -54,6 +54,22 @@ EXPECTED = {
     "topic_missing.console_producer": "TOPIC_NOT_FOUND",
 }
 
+# kafkajs 2.2.4, Sarama and franz-go (tests/integration/test_explain_go_js_clients.py): the same situations.
+GO_JS = ("kafkajs", "sarama", "franz")
+GO_JS_EXPECTED = {
+    "ec2_internal_advertised": "ADVERTISED_UNRESOLVABLE",
+    "advertised_dead_port": "ADVERTISED_UNREACHABLE",
+    "bootstrap.refused": "BOOTSTRAP_REFUSED",
+    "bootstrap.unresolvable": "BOOTSTRAP_UNRESOLVABLE",
+    "tls.plaintext_on_tls": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "TLS_EXPECTED", "franz": "TLS_EXPECTED"},
+    "tls.tls_on_plaintext": "TLS_UNEXPECTED",
+    "sasl.required": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "SASL_REQUIRED", "franz": "SASL_REQUIRED"},
+    "sasl.wrong_password": "SASL_AUTH_FAILED",
+    "topic_missing": "TOPIC_NOT_FOUND",
+}
+EXPECTED.update({f"{situation}.{library}": ids if isinstance(ids, str) else ids[library]
+                 for situation, ids in GO_JS_EXPECTED.items() for library in GO_JS})
+
 
 def test_every_captured_log_has_an_expectation():
     captured = {p.stem for p in CLIENT_LOGS.glob("*.log")}
@@ -173,3 +189,71 @@ def test_the_pasted_password_is_nowhere_in_the_answer(name):
     for fmt in Format:
         assert "wrong-password-7f3a" not in render_explanation(explanation, fmt)
     assert "wrong-password-7f3a" not in str(explanation_to_dict(explanation))
+
+
+# --- kafkajs, Sarama, franz-go ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("library", GO_JS)
+def test_go_and_kafkajs_failures_are_one_finding_each(library):
+    """The lines that repeat a failure without its port (franz-go's INFO restatements, kafkajs's BrokerPool
+    line, the final log.Fatal) join the finding that names it with its port."""
+    for situation in GO_JS_EXPECTED:
+        found = ids(explained(client_log(f"{situation}.{library}")))
+        assert len(found) == len(set(found)) == 1, (situation, found)
+
+
+@pytest.mark.parametrize("library", GO_JS)
+def test_the_ec2_name_keeps_its_port_and_node(library):
+    paste = client_log(f"ec2_internal_advertised.{library}")
+    finding = only(explained(paste), "ADVERTISED_UNRESOLVABLE")
+    assert finding.evidence["host"] == EC2
+    assert f"{EC2}:{finding.evidence['port']}" in paste
+    assert finding.evidence["role"] == "advertised"
+
+
+@pytest.mark.parametrize("library", GO_JS)
+def test_go_and_kafkajs_name_the_bootstrap_role_without_the_command(library):
+    """Sarama's `broker -1`, franz-go's `seed_0`, kafkajs's `Failed to connect to seed broker`."""
+    explanation = explained(output_only(client_log(f"bootstrap.refused.{library}")))
+    finding = only(explanation, "BOOTSTRAP_REFUSED")
+    assert finding.evidence["role"] == "bootstrap" and finding.evidence.get("role_from") is None
+
+
+def test_kafkajs_leader_connection_is_an_advertised_broker_without_the_command():
+    """kafkajs's `[Producer] Failed to send messages` is about a leader the metadata named."""
+    finding = explained(output_only(client_log("advertised_dead_port.kafkajs"))).findings[0]
+    assert finding.id in ("ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE")
+    assert finding.evidence["role"] == "advertised"
+
+
+def test_sarama_eof_after_api_versions_is_a_sasl_listener():
+    finding = only(explained(client_log("sasl.required.sarama")), "SASL_REQUIRED")
+    assert finding.evidence["host"] == "127.0.0.1" and finding.evidence["role"] == "bootstrap"
+    assert "while fetching metadata: EOF" in finding.evidence["lines"][0]
+
+
+def test_sarama_eof_without_api_versions_is_not_taken_for_sasl():
+    line = "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF"
+    explanation = explained(f"{line}\n2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
+    assert ids(explanation) == ["ROUNDTRIP_FAILED"]
+    assert "SASL" in explanation.findings[0].explanation and "TLS" in explanation.findings[0].explanation
+
+
+def test_sarama_short_header_is_a_tls_listener():
+    finding = only(explained(client_log("tls.plaintext_on_tls.sarama")), "TLS_EXPECTED")
+    assert "security.protocol=SSL" in finding.evidence["confirm"]
+
+
+@pytest.mark.parametrize("situation", ["tls.plaintext_on_tls", "sasl.required"])
+def test_kafkajs_closed_connection_says_tls_or_sasl_and_no_more(situation):
+    explanation = explained(client_log(f"{situation}.kafkajs"))
+    finding = only(explanation, "ROUNDTRIP_FAILED")
+    assert "Closed connection" in finding.evidence["lines"][0]
+    assert "expects TLS" in finding.explanation and "SASL" in finding.explanation
+
+
+@pytest.mark.parametrize("library", GO_JS)
+def test_the_missing_topic_is_named(library):
+    assert only(explained(client_log(f"topic_missing.{library}")), "TOPIC_NOT_FOUND").evidence["topic"] == \
+        "missing-topic"

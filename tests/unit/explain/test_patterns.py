@@ -20,7 +20,8 @@ def sightings(*lines: str) -> list[Sighting]:
     return [item for item in scan(*lines) if isinstance(item, Sighting)]
 
 
-PAIRED = ("java.out_of_memory", "java.network_receive")  # one says something only with the other: tested below
+# One says something only with the other: tested below.
+PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions")
 
 
 @pytest.mark.parametrize("pattern", [p for p in PATTERNS if p.name not in PAIRED], ids=lambda p: p.name)
@@ -152,3 +153,15 @@ def test_one_line_saying_one_thing_twice_yields_it_once():
     line = ("% ERROR: Local: Authentication failure: sasl_ssl://b:9096/bootstrap: SASL authentication error: "
             "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512")
     assert len(sightings(line)) == 1
+
+
+def test_sarama_eof_at_metadata_after_a_completed_api_versions_is_a_sasl_listener():
+    from kdiag.explain.patterns import CONNECTION_CLOSED, SASL_NEEDED
+
+    eof = "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF"
+    [after] = sightings("[sarama] 2026/11/21 17:27:08 Completed ApiVersionsRequest V3 to 127.0.0.1:40341. Broker "
+                        "supports 77 APIs", "[sarama] 2026/11/21 17:27:08 Closed connection to broker 127.0.0.1:40341",
+                        eof)
+    assert (after.symptom, after.host, after.port, after.role) == (SASL_NEEDED, "127.0.0.1", 40341, BOOTSTRAP)
+    [alone] = sightings(eof)
+    assert alone.symptom == CONNECTION_CLOSED
