@@ -98,16 +98,18 @@ class KafkaConnection:
         try:
             self.sock.settimeout(max(timeout, 0.001))
             self.sock.sendall(data)
+            chunk: bytes | None = b""  # first, an error an earlier read left pending (bytes after its answer)
             while True:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    raise socket.timeout
-                self.sock.settimeout(left)
-                chunk = self.sock.recv(65536)
-                if not chunk:
-                    raise ConnectionClosed("error", f"the peer closed the connection after {self.received} bytes "
-                                           f"without answering {type(request).__name__[:-7]}",
-                                           received=self.received)
+                if chunk is None:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
+                        raise socket.timeout
+                    self.sock.settimeout(left)
+                    chunk = self.sock.recv(65536)
+                    if not chunk:
+                        raise ConnectionClosed("error", f"the peer closed the connection after {self.received} "
+                                               f"bytes without answering {type(request).__name__[:-7]}",
+                                               received=self.received)
                 first = self.received == 0
                 self.received += len(chunk)
                 try:
@@ -126,6 +128,7 @@ class KafkaConnection:
                 except MalformedFrame as exc:
                     foreign = ForeignBytes("binary", f"a frame that does not decode as Kafka: {exc}", "")
                     raise KafkaProbeError("not_kafka", str(exc), foreign=foreign, received=self.received) from None
+                chunk = None
         except socket.timeout:
             what = type(request).__name__.removesuffix("Request")
             if self.received:

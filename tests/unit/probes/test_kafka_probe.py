@@ -12,7 +12,7 @@ import pytest
 
 from probes import tcp
 from probes.codec import MetadataBroker, MetadataPartition, MetadataTopic, RequestHeader, kafka_error
-from probes.kafka import KafkaConnection, check_kafka
+from probes.kafka import KafkaConnection, KafkaProbeError, check_kafka
 from probes.results import KafkaBroker
 from tests.fakebroker import (
     API_VERSIONS,
@@ -229,3 +229,22 @@ def test_listener_closing_on_metadata_without_a_reconnect_is_an_error():
     assert check.status == "error"
     assert check.api_versions_version == 4
     assert "closed the connection" in check.error
+
+
+class _AnswerThenGarbage:
+    """Answers ApiVersions, with an HTTP error page right behind the answer in the same write."""
+
+    def run(self, peer) -> bool:
+        header, _body = peer.read_request("waiting for ApiVersions")
+        answer = response_frame(header, api_versions_response(header.api_version))
+        return peer.send(answer + b"HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n")
+
+
+def test_bytes_that_came_behind_an_answer_are_not_kafka_at_the_next_request_not_a_timeout():
+    with FakeBroker([_AnswerThenGarbage()]) as broker:
+        _result, sock = tcp.connect("127.0.0.1", broker.port, timeout=TIMEOUT)
+        with KafkaConnection(sock) as conn:
+            conn.negotiate(timeout=TIMEOUT)  # the answer itself is kept
+            with pytest.raises(KafkaProbeError) as raised:
+                conn.metadata(timeout=TIMEOUT)
+    assert raised.value.status == "not_kafka", raised.value  # before: "error", only N bytes arrived in time
