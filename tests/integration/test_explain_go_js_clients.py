@@ -1,0 +1,207 @@
+"""``kdiag explain`` on what kafkajs, Sarama and franz-go print against real brokers.
+
+The same method as ``test_explain_real_clients.py`` (whose helpers this reuses), for the clients whose
+patterns were first written from documented strings: small real apps (``tests/clients``, built by
+``scripts/setup``) produce one message with the library's defaults and its usual logging, in each
+failing situation, and what they printed (after the command that was run) goes to the real ``kdiag
+explain`` entry point.
+
+To keep CI quick, one broker holds every situation that needs one, each on a listener of its own, and
+every client run starts at once and is killed after ``RUN_FOR`` seconds at most (these clients retry for
+minutes; what they printed until then is what a user pastes):
+
+| listener | what a client connecting there meets |
+|---|---|
+| INTERNAL (PLAINTEXT) | a healthy listener: a TLS client there, and a topic that does not exist (auto-creation off) |
+| EC2 (PLAINTEXT) | advertised as the seed's EC2 internal name, which does not resolve |
+| DEAD (PLAINTEXT) | advertised as 127.0.0.1 on a port nothing listens on |
+| SSL | TLS: a plaintext client there |
+| SASL_PLAINTEXT | SASL/PLAIN (user alice): a client without SASL, and one with a wrong password |
+
+``KDIAG_CAPTURE_FIXTURES=1`` writes every paste to ``tests/fixtures/client_logs/`` like the other file.
+Nothing skips: a client that was not built fails the test (run ``scripts/setup``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import pytest
+
+from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
+from tests.integration.test_explain_real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured,
+                                                         Client, assert_explains, create_topic, run_clients)
+from tests.integration.test_explain_real_clients import certificates  # noqa: F401  (a fixture: the broker's keystore)
+from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
+
+pytestmark = pytest.mark.broker
+
+CLIENTS = REPO / "tests" / "clients"
+GO_PRODUCE = CLIENTS / "go" / "bin" / "produce"
+KAFKAJS = CLIENTS / "kafkajs"
+RUN_FOR = 20.0  # kafkajs gives up after its 5 retries, 8 to 12 s; Sarama within 2 s; franz-go never
+MISSING_TOPIC = "missing-topic"
+LIBRARIES = ("kafkajs", "sarama", "franz")
+
+
+@dataclass(frozen=True)
+class Explained(Captured):
+    """A capture with its ``kdiag explain --json`` run done ahead (all of them at once, not one per test)."""
+
+    explained: KdiagRun | None = None
+
+    def explain(self, *args: str) -> KdiagRun:
+        return self.explained if self.explained is not None and not args else super().explain(*args)
+
+
+def built(path: Path, what: str) -> Path:
+    assert path.exists(), f"{what} is not built ({path} is missing): run scripts/setup"
+    return path
+
+
+def kafkajs(bootstrap: str, *options: str, topic: str = TOPIC) -> Client:
+    built(KAFKAJS / "node_modules" / "kafkajs", "the kafkajs client")
+    args = ("produce.js", "--brokers", bootstrap, "--topic", topic, *options)
+    return Client(("node", str(KAFKAJS / args[0]), *args[1:]), shlex.join(("node", *args)), stdin="",
+                  timeout=RUN_FOR)
+
+
+def go(lib: str, bootstrap: str, *options: str, topic: str = TOPIC) -> Client:
+    args = ("-lib", lib, "-brokers", bootstrap, "-topic", topic, *options)
+    return Client((str(built(GO_PRODUCE, "the Go client")), *args), shlex.join(("./produce", *args)), stdin="",
+                  timeout=RUN_FOR)
+
+
+def each_library(bootstrap: str, *, tls: bool = False, sasl_password: str | None = None,
+                 topic: str = TOPIC) -> dict[str, Client]:
+    """The same situation for kafkajs, Sarama and franz-go, with the settings each spells its own way."""
+    js: list[str] = ["--ssl"] if tls else []
+    go_options: list[str] = ["-tls"] if tls else []
+    if sasl_password is not None:
+        js += ["--sasl-mechanism", "plain", "--sasl-username", "alice", "--sasl-password", sasl_password]
+        go_options += ["-sasl-user", "alice", "-sasl-password", sasl_password]
+    return {"kafkajs": kafkajs(bootstrap, *js, topic=topic),
+            "sarama": go("sarama", bootstrap, *go_options, topic=topic),
+            "franz": go("franz", bootstrap, *go_options, topic=topic)}
+
+
+# --- one broker, one listener per situation ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path) -> Iterator[KafkaBroker]:
+    jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
+            'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
+    base = loopback_specs(1)[0]
+    ec2 = Listener("EC2", "127.0.0.1", base.listeners[0].port)
+    internal = Listener("INTERNAL", "127.0.0.1", free_port())
+    dead = Listener("DEAD", "127.0.0.1", free_port())
+    tls = Listener("SSL", "127.0.0.1", free_port(), protocol="SSL")
+    sasl = Listener("SASL_PLAINTEXT", "127.0.0.1", free_port(), protocol="SASL_PLAINTEXT")
+    spec = replace(
+        base, listeners=(ec2, internal, dead, tls, sasl), inter_broker_listener="INTERNAL",
+        advertised=(internal, replace(ec2, host=EC2_INTERNAL), replace(dead, port=free_port()), tls, sasl),
+        overrides={"auto.create.topics.enable": "false",
+                   "ssl.keystore.location": str(certificates / "broker.p12"), "ssl.keystore.password": "changeit",
+                   "ssl.key.password": "changeit", "ssl.keystore.type": "PKCS12",
+                   "sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl_plaintext.plain.sasl.jaas.config": jaas})
+    with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("go-js-broker")) as running:
+        create_topic(running)  # through listeners[1], INTERNAL
+        yield running
+
+
+def at(broker: KafkaBroker, listener: str) -> str:
+    port = next(listener_.port for listener_ in broker.spec.listeners if listener_.name == listener)
+    return f"127.0.0.1:{port}"
+
+
+@pytest.fixture(scope="module")
+def captured(broker: KafkaBroker) -> dict[str, Captured]:
+    """Every situation × every library, all running at once: ``{"<situation>.<library>": Captured}``."""
+    scenarios = {
+        "ec2_internal_advertised": each_library(at(broker, "EC2")),
+        "advertised_dead_port": each_library(at(broker, "DEAD")),
+        "bootstrap.refused": each_library(f"127.0.0.1:{free_port()}"),
+        "bootstrap.unresolvable": each_library(f"{UNRESOLVABLE}:9092"),
+        "tls.plaintext_on_tls": each_library(at(broker, "SSL")),
+        "tls.tls_on_plaintext": each_library(at(broker, "INTERNAL"), tls=True),
+        "sasl.required": each_library(at(broker, "SASL_PLAINTEXT")),
+        "sasl.wrong_password": each_library(at(broker, "SASL_PLAINTEXT"), sasl_password=WRONG_PASSWORD),
+        "topic_missing": each_library(at(broker, "INTERNAL"), topic=MISSING_TOPIC),
+    }
+    with ThreadPoolExecutor(max_workers=len(scenarios)) as pool:
+        futures = {name: pool.submit(run_clients, name, clients) for name, clients in scenarios.items()}
+        runs = {f"{name}.{library}": run for name, future in futures.items() for library, run in future.result().items()}
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        explained = {name: pool.submit(run.explain) for name, run in runs.items()}
+        return {name: Explained(**vars(run), explained=explained[name].result()) for name, run in runs.items()}
+
+
+# --- what each client's output is taken for -----------------------------------------------------------
+
+EXPECTED = {
+    "ec2_internal_advertised": "ADVERTISED_UNRESOLVABLE",
+    "advertised_dead_port": "ADVERTISED_UNREACHABLE",
+    "bootstrap.refused": "BOOTSTRAP_REFUSED",
+    "bootstrap.unresolvable": "BOOTSTRAP_UNRESOLVABLE",
+    "tls.tls_on_plaintext": "TLS_UNEXPECTED",
+    "sasl.wrong_password": "SASL_AUTH_FAILED",
+    "topic_missing": "TOPIC_NOT_FOUND",
+    # Where kafkajs says only "Closed connection", a listener wanting TLS or SASL is all it can mean:
+    # kdiag says that and what to run, and names no id it cannot know.
+    "tls.plaintext_on_tls": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "TLS_EXPECTED", "franz": "TLS_EXPECTED"},
+    "sasl.required": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "SASL_REQUIRED", "franz": "SASL_REQUIRED"},
+}
+CASES = [(situation, library, ids if isinstance(ids, str) else ids[library])
+         for situation, ids in EXPECTED.items() for library in LIBRARIES]
+
+
+@pytest.mark.parametrize("situation, library, expected", CASES, ids=[f"{s}.{lib}" for s, lib, _ in CASES])
+def test_real_output_maps_to_the_reports_finding_id(captured, situation, library, expected):
+    run = captured[f"{situation}.{library}"]
+    assert run.exit_code != 0, f"the client did not fail:\n{run.paste}"  # killed at RUN_FOR (None) or exit 1
+    finding = assert_explains(run, expected)
+    ids = [f["id"] for f in run.explain().report["findings"]]
+    assert len(ids) == len(set(ids)), f"one failure, one finding: {ids}\n--- paste ---\n{run.paste}"
+    if expected.startswith(("BOOTSTRAP_", "ADVERTISED_")):
+        assert finding["evidence"]["role"] == expected.split("_")[0].lower()
+    if expected == "TOPIC_NOT_FOUND":
+        assert finding["evidence"]["topic"] == MISSING_TOPIC
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_the_ec2_name_is_named_with_its_port_and_the_fix(captured, broker, library):
+    finding = assert_explains(captured[f"ec2_internal_advertised.{library}"], "ADVERTISED_UNRESOLVABLE")
+    assert finding["evidence"]["host"] == EC2_INTERNAL and finding["evidence"]["host_kind"] == "ec2_internal"
+    assert finding["evidence"]["port"] == int(at(broker, "EC2").rsplit(":", 1)[1])
+    assert "KAFKA_ADVERTISED_LISTENERS" in finding["fix"]
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_dead_advertised_port_is_a_refused_advertised_broker(captured, library):
+    finding = assert_explains(captured[f"advertised_dead_port.{library}"], "ADVERTISED_UNREACHABLE")
+    assert finding["evidence"]["tcp_status"] == "refused"
+
+
+@pytest.mark.parametrize("situation", ["tls.plaintext_on_tls", "sasl.required"])
+def test_kafkajs_closed_connection_gets_the_likely_causes_and_the_command(captured, broker, situation):
+    run = captured[f"{situation}.kafkajs"]
+    assert "Closed connection" in run.output
+    finding = assert_explains(run, "ROUNDTRIP_FAILED")
+    assert "TLS" in finding["explanation"] and "SASL" in finding["explanation"]
+    bootstrap = run.shown.split("--brokers ")[1].split()[0]
+    assert finding["evidence"]["confirm"].startswith(f"kdiag bootstrap {bootstrap}")
+
+
+@pytest.mark.parametrize("library", LIBRARIES)
+def test_a_pasted_password_never_comes_back(captured, library):
+    run = captured[f"sasl.wrong_password.{library}"]
+    assert WRONG_PASSWORD in run.paste
+    for args in (("--json",), ("--format", "text"), ("--format", "markdown")):
+        done = run_kdiag("explain", *args, input=run.paste)
+        assert done.exit_code == 1, done.stderr
+        assert WRONG_PASSWORD not in done.stdout + done.stderr
