@@ -771,11 +771,11 @@ def _kafkajs_connect(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
 
 
 @pattern("kafkajs.connection_timeout", KAFKAJS, "Connection timeout", r"KafkaJSConnectionError: Connection timeout|"
-         r"\"message\":\"\[Connection\] Connection timeout\"",
-         '{"level":"ERROR","logger":"kafkajs","message":"[Connection] Connection timeout","broker":"10.0.3.7:9092",'
-         '"clientId":"app"}')
+         r"\"message\":\"\[(?:Connection|BrokerPool)\] (?:Failed to connect to seed broker[^\"]*: )?Connection timeout\"",
+         '{"level":"ERROR","timestamp":"2026-11-21T17:38:06.991Z","logger":"kafkajs","message":"[Connection] Connection '
+         'timeout","broker":"127.0.0.1:50237","clientId":"app"}')
 def _kafkajs_timeout(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
-    host, port = split_endpoint(_kafkajs_broker(m.string))
+    host, port = _kafkajs_endpoint(m.string, scan)
     yield Sighting(CONNECT, KAFKAJS, host, port, role=_kafkajs_role(m.string), status="timeout",
                    detail="Connection timeout")
 
@@ -789,8 +789,31 @@ def _kafkajs_timeout(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
          '"broker":"127.0.0.1:50033","clientId":"app","stack":"Error: Client network socket disconnected before '
          'secure TLS connection was established\\n    at TLSSocket.onConnectEnd (node:_tls_wrap:1752:19)"}')
 def _kafkajs_tls_disconnected(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
-    host, port = split_endpoint(_kafkajs_broker(m.string))
+    host, port = _kafkajs_endpoint(m.string, scan)
     yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0))
+
+
+# Node's words for OpenSSL's verify errors (Node 20 writes "self-signed", older ones "self signed").
+@pattern("kafkajs.certificate", KAFKAJS, "certificate",
+         r"Connection error: (?P<why>self[- ]signed certificate(?: in certificate chain)?|unable to verify the first "
+         r"certificate|unable to get local issuer certificate|certificate has expired)",
+         '{"level":"ERROR","timestamp":"2026-11-21T17:38:06.067Z","logger":"kafkajs","message":"[Connection] '
+         'Connection error: self-signed certificate","broker":"127.0.0.1:38567","clientId":"app","stack":"Error: '
+         'self-signed certificate\n    at TLSSocket.onConnectSecure (node:_tls_wrap:1699:34)"}')
+def _kafkajs_certificate(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    host, port = _kafkajs_endpoint(m.string, scan)
+    yield Sighting(CERT_UNTRUSTED, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group("why"))
+
+
+# Node's tls.checkServerIdentity; not captured here (the lab's certificate fails as self-signed first).
+@pattern("kafkajs.certificate_name", KAFKAJS, "does not match certificate's altnames",
+         r"Hostname/IP does not match certificate's altnames: (?:IP|Host): (?P<name>[^\s\"]+?)\.? is not in the cert",
+         "KafkaJSConnectionError: Connection error: Hostname/IP does not match certificate's altnames: Host: "
+         "b-1.example.kafka.us-east-1.amazonaws.com. is not in the cert's altnames: DNS:*.internal.example")
+def _kafkajs_certificate_name(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    host, port = _kafkajs_endpoint(m.string, scan)
+    yield Sighting(CERT_NAME, KAFKAJS, m.group("name"), port if host == m.group("name") else None,
+                   role=_kafkajs_role(m.string), detail=m.group(0))
 
 
 # A listener that wants TLS (plaintext bytes end its handshake) and one that wants SASL (a Kafka request
@@ -1034,6 +1057,15 @@ _KAFKAJS_BROKER = re.compile(r"\"broker\":\"(?P<hp>[^\"]+)\"")
 _KAFKAJS_ROLES = (("Failed to connect to seed broker", BOOTSTRAP), ("[Producer] Failed to send messages", ADVERTISED))
 
 
+def _kafkajs_endpoint(line: str, scan: Scanner) -> tuple[str | None, int | None]:
+    """The line's "broker" field; without one (the BrokerPool and Producer lines, the thrown error), that of the
+    kafkajs line that named one last: kafkajs logs the connection's own error line just before them."""
+    named = _kafkajs_broker(line)
+    if named is not None:
+        scan.kafkajs_broker = named
+    return split_endpoint(named or scan.kafkajs_broker)
+
+
 def _kafkajs_role(line: str) -> str:
     return next((role for words, role in _KAFKAJS_ROLES if words in line), UNKNOWN)
 
@@ -1100,6 +1132,7 @@ class Scanner:
     topic: str | None = None  # the topic the last Java timeout named, for the exception below it
     pending_oom: tuple[int, str] | None = None
     go_answered: tuple[int, str] | None = None  # Sarama's last completed ApiVersions: (line, host:port)
+    kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     patterns: tuple[Pattern, ...] = field(default_factory=lambda: tuple(PATTERNS))
 

@@ -7,15 +7,16 @@ failing situation, and what they printed (after the command that was run) goes t
 explain`` entry point.
 
 To keep CI quick, one broker holds every situation that needs one, each on a listener of its own, and
-every client run starts at once and is killed after ``RUN_FOR`` seconds at most (these clients retry for
-minutes; what they printed until then is what a user pastes):
+every client run starts at once (with a refused, an unresolvable and a filtered bootstrap besides) and
+is killed after ``RUN_FOR`` seconds at most (these clients retry for minutes; what they printed until
+then is what a user pastes):
 
 | listener | what a client connecting there meets |
 |---|---|
 | INTERNAL (PLAINTEXT) | a healthy listener: a TLS client there, and a topic that does not exist (auto-creation off) |
 | EC2 (PLAINTEXT) | advertised as the seed's EC2 internal name, which does not resolve |
 | DEAD (PLAINTEXT) | advertised as 127.0.0.1 on a port nothing listens on |
-| SSL | TLS: a plaintext client there |
+| SSL | TLS with a self-signed certificate for kafka.example.test only: a plaintext client, a TLS one |
 | SASL_PLAINTEXT | SASL/PLAIN (user alice): a client without SASL, and one with a wrong password |
 
 ``KDIAG_CAPTURE_FIXTURES=1`` writes every paste to ``tests/fixtures/client_logs/`` like the other file.
@@ -35,7 +36,7 @@ import pytest
 from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
 from tests.integration.test_explain_real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured,
                                                          Client, assert_explains, create_topic, run_clients)
-from tests.integration.test_explain_real_clients import certificates  # noqa: F401  (a fixture: the broker's keystore)
+from tests.integration.test_explain_real_clients import certificates, filtered_port  # noqa: F401  (fixtures)
 from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
 
 pytestmark = pytest.mark.broker
@@ -120,13 +121,15 @@ def at(broker: KafkaBroker, listener: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def captured(broker: KafkaBroker) -> dict[str, Captured]:
+def captured(broker: KafkaBroker, filtered_port: int) -> dict[str, Captured]:
     """Every situation × every library, all running at once: ``{"<situation>.<library>": Captured}``."""
     scenarios = {
         "ec2_internal_advertised": each_library(at(broker, "EC2")),
         "advertised_dead_port": each_library(at(broker, "DEAD")),
         "bootstrap.refused": each_library(f"127.0.0.1:{free_port()}"),
         "bootstrap.unresolvable": each_library(f"{UNRESOLVABLE}:9092"),
+        "bootstrap.filtered": each_library(f"127.0.0.1:{filtered_port}"),
+        "tls.untrusted": each_library(at(broker, "SSL"), tls=True),
         "tls.plaintext_on_tls": each_library(at(broker, "SSL")),
         "tls.tls_on_plaintext": each_library(at(broker, "INTERNAL"), tls=True),
         "sasl.required": each_library(at(broker, "SASL_PLAINTEXT")),
@@ -155,9 +158,15 @@ EXPECTED = {
     # kdiag says that and what to run, and names no id it cannot know.
     "tls.plaintext_on_tls": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "TLS_EXPECTED", "franz": "TLS_EXPECTED"},
     "sasl.required": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "SASL_REQUIRED", "franz": "SASL_REQUIRED"},
+    # Go checks the name before the chain: a certificate without 127.0.0.1 is reported for the name.
+    "tls.untrusted": {"kafkajs": "TLS_CERT_UNTRUSTED", "sarama": "TLS_HOSTNAME_MISMATCH",
+                      "franz": "TLS_HOSTNAME_MISMATCH"},
+    # Sarama's dial timeout is 30 s: until then it has said nothing about the connection, and kdiag finds nothing.
+    "bootstrap.filtered": {"kafkajs": "BOOTSTRAP_TIMEOUT", "sarama": None, "franz": "BOOTSTRAP_TIMEOUT"},
 }
 CASES = [(situation, library, ids if isinstance(ids, str) else ids[library])
-         for situation, ids in EXPECTED.items() for library in LIBRARIES]
+         for situation, ids in EXPECTED.items() for library in LIBRARIES
+         if (ids if isinstance(ids, str) else ids[library]) is not None]
 
 
 @pytest.mark.parametrize("situation, library, expected", CASES, ids=[f"{s}.{lib}" for s, lib, _ in CASES])
@@ -171,6 +180,13 @@ def test_real_output_maps_to_the_reports_finding_id(captured, situation, library
         assert finding["evidence"]["role"] == expected.split("_")[0].lower()
     if expected == "TOPIC_NOT_FOUND":
         assert finding["evidence"]["topic"] == MISSING_TOPIC
+
+
+def test_sarama_before_its_dial_timeout_has_said_nothing_and_explain_finds_nothing(captured):
+    run = captured["bootstrap.filtered.sarama"]
+    assert run.exit_code is None and "fetching metadata for all topics from broker" in run.output
+    explained = run.explain()
+    assert explained.exit_code == 0 and explained.report["findings"] == [], explained.stdout
 
 
 @pytest.mark.parametrize("library", LIBRARIES)
@@ -205,3 +221,4 @@ def test_a_pasted_password_never_comes_back(captured, library):
         done = run_kdiag("explain", *args, input=run.paste)
         assert done.exit_code == 1, done.stderr
         assert WRONG_PASSWORD not in done.stdout + done.stderr
+
