@@ -5,9 +5,10 @@ matching line contains (checked first, so the regex runs only on lines that can 
 precompiled regex, and a handler that turns the match into ``Sighting``s (a failure the line
 reports) and ``Fact``s (a bootstrap address or an advertised broker the line reveals).
 
-The strings are the real ones: captured from kcat, confluent-kafka and the Java console producer
-against real brokers (tests/fixtures/client_logs), and from the sources quoted in the reference
-(landscape §2) for kafkajs, Sarama and franz-go.
+The strings are the real ones: captured from kcat, confluent-kafka, the Java console producer, kafkajs,
+Sarama and franz-go against real brokers (tests/fixtures/client_logs). The few that no lab situation
+produces (Go's "first record does not look like a TLS handshake", x509 expiry, Node's altnames error,
+kafka-python) come from the clients' sources and the reference (landscape §2), and say so.
 
 ``Scanner`` keeps the little state a Java log needs: the connection a stack trace belongs to
 (``Connection to node -1 (localhost/127.0.0.1:9093) failed authentication`` followed by ``Caused
@@ -882,6 +883,8 @@ def _go_out_of_brokers(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")
 
 
+# Go's crypto/tls when the other side answers the ClientHello with non-TLS bytes; a Kafka listener sends
+# nothing back (see go.sarama_send_eof, go.franz_tls_eof), so this is from Go's source, not captured.
 @pattern("go.tls_record", GO, "does not look like a TLS handshake", r"first record does not look like a TLS handshake",
          "unable to dial: tls: first record does not look like a TLS handshake")
 def _go_tls_record(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
@@ -930,8 +933,11 @@ def _go_franz_tls_alert(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
 @pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
          r"|certificate is valid for (?P<valid>.*?), not (?P<name>[^\s\"]+)|cannot validate certificate for "
          r"(?P<ip>\S+) because it doesn't contain any IP SANs)",
-         "tls: failed to verify certificate: x509: certificate signed by unknown authority")
+         "[WARN] unable to open connection to broker; addr: 127.0.0.1:38567, broker: seed_0, err: tls: failed to "
+         "verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs")
 def _go_x509(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    """Go checks the name before the chain: a self-signed certificate without the name connected to is reported
+    for the name (captured); ``signed by unknown authority`` once the name is in it."""
     name = m.group("name") or m.group("ip")
     symptom = CERT_NAME if name else CERT_UNTRUSTED
     yield Sighting(symptom, GO, host=name, detail=m.group("why"))
