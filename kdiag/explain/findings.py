@@ -35,12 +35,14 @@ from kdiag.diagnose.rules.bootstrap import dns_meaning
 from kdiag.explain.engine import MAX_EXAMPLES, Facts, Group, Observations, message_of
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED,
+                                    CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,
                                     CONNECT, CONNECTION_CLOSED, CONSEQUENCES, EXPIRED_BATCH, JAVA, LIBRDKAFKA,
                                     MESSAGE_TIMEOUT, NO_LEADER, NONROUTABLE, NOT_IN_METADATA, NOT_KAFKA,
                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
                                     TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
 from kdiag.report import BrokerReport, Endpoint, Finding, RoundtripDetail
-from probes.results import DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
+from probes.results import (CertificateInfo, DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult,
+                            TopicInfo)
 
 CLIENT_NAMES = {"librdkafka": "librdkafka", "java": "the Java client", "kafkajs": "kafkajs", "go": "the Go client",
                 "kafka-python": "kafka-python", "any": "the client"}
@@ -52,8 +54,10 @@ _TCP_ID = {"refused": "BOOTSTRAP_REFUSED", "timeout": "BOOTSTRAP_TIMEOUT", "unre
 _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_UNREACHABLE",
                  "ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE",
                  "TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH", "SASL_REQUIRED",
-                 "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA")
+                 "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA", "TLS_CLIENT_CERT_REQUIRED",
+                 "TLS_CLIENT_CERT_REJECTED")
 _SYMPTOM_ID = {
+    CLIENT_CERT_MISSING: "TLS_CLIENT_CERT_REQUIRED", CLIENT_CERT_REFUSED: "TLS_CLIENT_CERT_REJECTED",
     PLAINTEXT_ON_TLS: "TLS_EXPECTED", TLS_ON_PLAINTEXT: "TLS_UNEXPECTED", CERT_UNTRUSTED: "TLS_CERT_UNTRUSTED",
     CERT_NAME: "TLS_HOSTNAME_MISMATCH", TLS_FAILED: "TLS_CERT_UNTRUSTED", SASL_NEEDED: "SASL_REQUIRED",
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
@@ -190,7 +194,8 @@ def findings_from(seen: Observations) -> list[Finding]:
     protocol = next((p for g in groups for p in sorted(g.protocols)), None)
     subjects = [_at_the_bootstrap(s, seen.facts) for s in _subjects(causes, seen.facts)]
     connectivity = any(s.finding_id in _CONNECTIVITY for s in subjects)
-    specific_tls = any(s.symptoms & {CERT_NAME, CERT_UNTRUSTED, TLS_ON_PLAINTEXT, PLAINTEXT_ON_TLS} for s in subjects)
+    specific_tls = any(s.symptoms & {CERT_NAME, CERT_UNTRUSTED, TLS_ON_PLAINTEXT, PLAINTEXT_ON_TLS, CLIENT_CERT_MISSING,
+                                     CLIENT_CERT_REFUSED} for s in subjects)
     kept, consequences = [], [g for g in groups if g.symptom in CONSEQUENCES]
     for subject in subjects:
         generic_tls = subject.symptoms == {TLS_FAILED}
@@ -215,11 +220,12 @@ def findings_from(seen: Observations) -> list[Finding]:
 
 # Symptoms that prove the TCP connection to an endpoint came up.
 _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, CERT_NAME, TLS_FAILED, SASL_NEEDED,
-                            SASL_MECHANISM, SASL_CREDENTIALS, NOT_KAFKA})
+                            SASL_MECHANISM, SASL_CREDENTIALS, NOT_KAFKA, CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED})
 
 
 # Findings about what one connection spoke: with no address in its lines, it is the bootstrap's.
 _ABOUT_A_CONNECTION = ("TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
+                       "TLS_CLIENT_CERT_REQUIRED", "TLS_CLIENT_CERT_REJECTED",
                        "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA")
 
 
@@ -656,6 +662,48 @@ def _tls_hostname_mismatch(subject: Subject, context: Context) -> Finding:
                    evidence(subject, context, confirm), with_confirm(fix, confirm))
 
 
+_JAVA_SENDS_ONLY_MATCHING = (" A Java client sends a certificate only if one in its keystore was issued by a CA "
+                             "the listener names in its CertificateRequest; with none it sends nothing, and the "
+                             "listener answers bad_certificate either way.")
+
+
+def _tls_client_cert_required(subject: Subject, context: Context) -> Finding:
+    alert = subject.first("detail") or "bad_certificate"
+    meaning = (f"The listener answered the TLS handshake with the alert {alert}: it authenticates clients by "
+               "certificate (ssl.client.auth=required) and this client presented none (no ssl.certificate.location "
+               "/ ssl.key.location, no ssl.keystore.location). Under TLS 1.3 the refusal comes on the first read "
+               "after a handshake that looked complete, so the client may call it a receive failure.")
+    if JAVA in subject.clients:
+        meaning += _JAVA_SENDS_ONLY_MATCHING
+    protocol = subject.protocol or context.protocol or "SSL"
+    tls = TlsResult("alert", alert=alert, **_tls_where(subject))
+    fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_CLIENT_CERT_REQUIRED")
+    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
+                              settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
+    return finding("TLS_CLIENT_CERT_REQUIRED", "error", f"{subject.where[0].upper()}{subject.where[1:]} requires a "
+                   "client certificate, and the client presented none",
+                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
+
+
+def _tls_client_cert_rejected(subject: Subject, context: Context) -> Finding:
+    alert = subject.first("detail") or "certificate_unknown"
+    meaning = (f"The client presented a certificate and the listener refused it with the alert {alert}: the CA "
+               "that issued it is not in the listener's truststore, its chain is incomplete, or it has expired or "
+               "lacks the clientAuth extended key usage.")
+    if JAVA in subject.clients:
+        meaning += _JAVA_SENDS_ONLY_MATCHING
+    protocol = subject.protocol or context.protocol or "SSL"
+    mine = CertificateInfo(subject="<the client's certificate>", issuer="<its CA>")
+    tls = TlsResult("alert", alert=alert, client_certificate=mine, **_tls_where(subject))
+    fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_CLIENT_CERT_REJECTED")
+    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
+                              settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
+    return finding("TLS_CLIENT_CERT_REJECTED", "error", f"{subject.where[0].upper()}{subject.where[1:]} does not "
+                   "accept the client's certificate", f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
+
+
 # --- SASL -----------------------------------------------------------------------------------------------
 
 
@@ -966,6 +1014,8 @@ BUILDERS = {
     "TLS_UNEXPECTED": _tls_unexpected,
     "TLS_CERT_UNTRUSTED": _tls_cert_untrusted,
     "TLS_HOSTNAME_MISMATCH": _tls_hostname_mismatch,
+    "TLS_CLIENT_CERT_REQUIRED": _tls_client_cert_required,
+    "TLS_CLIENT_CERT_REJECTED": _tls_client_cert_rejected,
     "SASL_REQUIRED": _sasl_required,
     "SASL_MECHANISM_MISMATCH": _sasl_mechanism,
     "SASL_AUTH_FAILED": _sasl_auth_failed,

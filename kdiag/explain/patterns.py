@@ -34,6 +34,8 @@ PLAINTEXT_ON_TLS = "plaintext_on_tls"  # a plaintext client on a TLS listener
 TLS_ON_PLAINTEXT = "tls_on_plaintext"  # a TLS client on a plaintext listener
 CERT_UNTRUSTED = "cert_untrusted"  # the broker's chain does not verify (librdkafka: or its name does not match)
 CERT_NAME = "cert_name"  # the name connected to is not in the broker's certificate
+CLIENT_CERT_MISSING = "client_cert_missing"  # the listener wants a client certificate and got none (detail: alert)
+CLIENT_CERT_REFUSED = "client_cert_refused"  # the listener does not accept the client's certificate (detail: alert)
 TLS_FAILED = "tls_failed"  # a TLS handshake failed, reason not in the line
 SASL_NEEDED = "sasl_needed"  # the listener wants SASL, the client sends none
 SASL_MECHANISM = "sasl_mechanism"  # the client's mechanism is not enabled on the listener
@@ -315,6 +317,52 @@ def _rd_certificate(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
 
 
+# What the listener says about the client's certificate, as an alert it sends: the same alerts in every
+# client's words. Captured from a Java 4.4.0 listener with ssl.client.auth=required: bad_certificate when the
+# client sends none (TLS 1.2 and 1.3), certificate_unknown when it does not trust the one sent. A Java client
+# only sends a certificate issued by a CA the listener names, so it meets bad_certificate in both cases.
+_NO_CERTIFICATE_ALERTS = ("certificate_required",)
+_REFUSED_ALERTS = ("certificate_unknown", "unknown_ca", "certificate_expired", "certificate_revoked",
+                   "unsupported_certificate", "access_denied")
+
+
+def client_certificate_symptom(alert: str, scan: Scanner) -> str:
+    """bad_certificate means "none" unless the log shows the client configured one."""
+    if alert in _REFUSED_ALERTS or (alert == "bad_certificate" and scan.client_certificate):
+        return CLIENT_CERT_REFUSED
+    return CLIENT_CERT_MISSING
+
+
+@pattern("librdkafka.client_certificate_alert", LIBRDKAFKA, "SSL alert number",
+         r"alert (?P<alert>bad certificate|certificate unknown|certificate required|unknown ca|certificate expired"
+         r"|certificate revoked|unsupported certificate|access denied): SSL alert number \d+",
+         "%3|1795282952.464|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:38609/bootstrap]: "
+         "ssl://127.0.0.1:38609/bootstrap: Receive failed: error:0A000412:SSL routines::sslv3 alert bad certificate: "
+         "SSL alert number 42 (after 1ms in state APIVERSION_QUERY)")
+def _rd_client_certificate_alert(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    alert = m.group("alert").replace(" ", "_")
+    yield RdBroker.find(m.string).sighting(client_certificate_symptom(alert, scan), detail=alert)
+
+
+@pattern("any.client_keystore", ANY, "ssl.keystore.location",
+         r"ssl\.keystore\.location\s*=\s*(?P<value>[^\s,]*)",
+         "--producer-property ssl.keystore.location=/etc/kafka/client.p12")
+def _client_keystore(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    """A command line or a client's config dump that gives the client a keystore (Java prints ``= null``)."""
+    if m.group("value") not in ("", "null"):
+        scan.client_certificate = True
+    return ()
+
+
+@pattern("any.client_certificate_file", ANY, "ssl.certificate.location",
+         r"ssl\.certificate\.location\s*=\s*(?P<value>[^\s,]*)",
+         "kcat -b broker:9093 -X security.protocol=SSL -X ssl.certificate.location=/etc/kafka/client.pem")
+def _client_certificate_file(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    if m.group("value") not in ("", "null"):
+        scan.client_certificate = True
+    return ()
+
+
 @pattern("librdkafka.sasl_required", LIBRDKAFKA, "broker might require SASL authentication",
          r"verify that security\.protocol is correctly configured, broker might require SASL authentication",
          "%4|1795271500.500|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9094/bootstrap]: 127.0.0.1:9094/bootstrap: "
@@ -472,7 +520,8 @@ def _java_failed_authentication(m: re.Match[str], scan: Scanner) -> Iterator[Ite
     why = m.group("why")
     where = {"host": connection.host, "port": connection.port, "address": connection.address,
              "node_id": connection.node_id, "role": role_of(connection.node_id)}
-    if "SSL handshake failed" in why:  # the Caused by: lines below say why; if none does, this line says it
+    if "SSL handshake failed" in why or "post-handshake" in why:  # the Caused by: lines below say why; if none
+        # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
         yield Sighting(TLS_FAILED, JAVA, detail=why, **where)  # type: ignore[arg-type]
     elif "not enabled in the server" in why:
         pass  # the mechanism pattern below reads this same line
@@ -661,6 +710,15 @@ def _java_san(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
          "requested target")
 def _java_pkix(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield _with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+
+
+@pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
+         r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
+         r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied)",
+         "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
+def _java_client_certificate_alert(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    alert = m.group("alert")
+    yield _with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert))
 
 
 @pattern("broker.unrecognized_ssl", JAVA, "Unrecognized SSL message", r"Unrecognized SSL message, plaintext connection\?",
@@ -1140,6 +1198,7 @@ class Scanner:
     go_answered: tuple[int, str] | None = None  # Sarama's last completed ApiVersions: (line, host:port)
     kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
+    client_certificate: bool = False  # the log shows the client configured a certificate or keystore
     patterns: tuple[Pattern, ...] = field(default_factory=lambda: tuple(PATTERNS))
 
     def scan(self, number: int, text: str, needles: set[str] | None = None) -> list[Item]:

@@ -29,6 +29,7 @@ from pathlib import Path
 
 import pytest
 
+from kdiag.lab.certs import client_auth_listener, issue, make_ca, pem_keystore, pkcs12_keystore
 from kdiag.lab.kafka import BrokerSpec, KafkaBroker, Listener, cache_root, free_port, install, loopback_specs
 from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
 
@@ -472,6 +473,59 @@ def test_librdkafka_certificate_failure_says_it_may_be_the_name(tls_clients):
 
 
 # --- SASL: required, wrong mechanism, wrong password -----------------------------------------------------
+
+
+# --- TLS: a listener that requires a client certificate (ssl.client.auth=required) ------------------------
+
+
+@pytest.fixture(scope="module")
+def mtls_clients(tmp_path_factory, console_producer) -> dict[str, Captured]:
+    """Clients without a certificate, and with one from a CA the listener does not trust, under TLS 1.3
+    (MTLS) and TLS 1.2 only (MTLS12)."""
+    pki, rogue = tmp_path_factory.mktemp("mtls-pki"), tmp_path_factory.mktemp("mtls-rogue")
+    make_ca(rogue, "rogue CA")
+    issue(rogue, "intruder", usage="clientAuth")
+    intruder_store = pkcs12_keystore(rogue, "intruder", "intruder-secret")
+    ca = make_ca(pki)
+    broker_store = issue(pki, "broker", san="IP:127.0.0.1")
+    base = loopback_specs(1)[0]
+    internal = Listener("INTERNAL", "127.0.0.1", base.listeners[0].port)
+    mtls = Listener("MTLS", "127.0.0.1", free_port(), protocol="SSL")
+    mtls12 = Listener("MTLS12", "127.0.0.1", free_port(), protocol="SSL")
+    overrides = {**pem_keystore("MTLS", broker_store), **client_auth_listener("MTLS", ca),
+                 **pem_keystore("MTLS12", broker_store), **client_auth_listener("MTLS12", ca, protocols="TLSv1.2")}
+    spec = replace(base, listeners=(internal, mtls, mtls12), advertised=(internal, mtls, mtls12),
+                   inter_broker_listener="INTERNAL", overrides=overrides)
+    trusting = (f"ssl.ca.location={ca}",)
+    intruder = (*trusting, f"ssl.certificate.location={rogue / 'intruder.pem'}",
+                f"ssl.key.location={rogue / 'intruder.key'}")
+    java_trust = ("security.protocol=SSL", "ssl.truststore.type=PEM", f"ssl.truststore.location={ca}")
+    java_intruder = (*java_trust, "ssl.keystore.type=PKCS12", f"ssl.keystore.location={intruder_store}",
+                     "ssl.keystore.password=intruder-secret")
+    slow = 15000
+    with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("mtls-broker")):
+        clients = {}
+        for name, listener in (("tls13", mtls), ("tls12", mtls12)):
+            at = f"127.0.0.1:{listener.port}"
+            clients.update({
+                f"no_certificate.{name}.kcat_list": kcat_list(at, "security.protocol=SSL", *trusting),
+                f"no_certificate.{name}.console_producer": console_producer(at, *java_trust, block_ms=slow),
+                f"untrusted_certificate.{name}.kcat_list": kcat_list(at, "security.protocol=SSL", *intruder),
+                f"untrusted_certificate.{name}.console_producer": console_producer(at, *java_intruder, block_ms=slow),
+            })
+        return run_clients("mtls", clients)
+
+
+@pytest.mark.parametrize("version", ["tls13", "tls12"])
+@pytest.mark.parametrize("client", ["kcat_list", "console_producer"])
+def test_a_listener_that_requires_a_client_certificate_is_named_so(mtls_clients, version, client):
+    assert_explains(mtls_clients[f"no_certificate.{version}.{client}"], "TLS_CLIENT_CERT_REQUIRED")
+
+
+@pytest.mark.parametrize("version", ["tls13", "tls12"])
+@pytest.mark.parametrize("client", ["kcat_list", "console_producer"])
+def test_a_client_certificate_the_listener_does_not_trust_is_named_so(mtls_clients, version, client):
+    assert_explains(mtls_clients[f"untrusted_certificate.{version}.{client}"], "TLS_CLIENT_CERT_REJECTED")
 
 
 @pytest.fixture(scope="module")

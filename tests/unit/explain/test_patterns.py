@@ -21,7 +21,8 @@ def sightings(*lines: str) -> list[Sighting]:
 
 
 # One says something only with the other: tested below.
-PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions")
+PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions", "any.client_keystore",
+          "any.client_certificate_file")
 
 
 @pytest.mark.parametrize("pattern", [p for p in PATTERNS if p.name not in PAIRED], ids=lambda p: p.name)
@@ -165,3 +166,25 @@ def test_sarama_eof_at_metadata_after_a_completed_api_versions_is_a_sasl_listene
     assert (after.symptom, after.host, after.port, after.role) == (SASL_NEEDED, "127.0.0.1", 40341, BOOTSTRAP)
     [alone] = sightings(eof)
     assert alone.symptom == CONNECTION_CLOSED
+
+
+@pytest.mark.parametrize("setting, symptom", [
+    ("", "client_cert_missing"),
+    ("--producer-property ssl.keystore.location=/etc/kafka/client.p12", "client_cert_refused"),
+    ("\tssl.keystore.location = null", "client_cert_missing"),  # the Java client's config dump without one
+])
+def test_bad_certificate_means_no_certificate_unless_the_log_shows_one_configured(setting, symptom):
+    alert = "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate"
+    assert [s.symptom for s in sightings(*(line for line in (setting, alert) if line))] == [symptom]
+
+
+@pytest.mark.parametrize("alert, symptom", [
+    ("sslv3 alert bad certificate: SSL alert number 42", "client_cert_missing"),
+    ("tlsv13 alert certificate required: SSL alert number 116", "client_cert_missing"),
+    ("sslv3 alert certificate unknown: SSL alert number 46", "client_cert_refused"),
+    ("tlsv1 alert unknown ca: SSL alert number 48", "client_cert_refused"),
+])
+def test_librdkafka_alerts_about_the_client_certificate(alert, symptom):
+    line = (f"%3|1|FAIL|rdkafka#producer-1| [thrd:ssl://b:9093/bootstrap]: ssl://b:9093/bootstrap: SSL handshake "
+            f"failed: error:0A000412:SSL routines::{alert} (after 5ms in state SSL_HANDSHAKE)")
+    assert [(s.symptom, s.host, s.port) for s in sightings(line)] == [(symptom, "b", 9093)]
