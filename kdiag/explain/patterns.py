@@ -344,20 +344,12 @@ def _rd_client_certificate_alert(m: re.Match[str], scan: Scanner) -> Iterator[It
     yield RdBroker.find(m.string).sighting(client_certificate_symptom(alert, scan), detail=alert)
 
 
-@pattern("any.client_keystore", ANY, "ssl.keystore.location",
-         r"ssl\.keystore\.location\s*=\s*(?P<value>[^\s,]*)",
+@pattern("any.client_certificate_setting", ANY, ".location",
+         r"ssl\.(?:keystore|certificate)\.location\s*=\s*(?P<value>[^\s,]*)",
          "--producer-property ssl.keystore.location=/etc/kafka/client.p12")
-def _client_keystore(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
-    """A command line or a client's config dump that gives the client a keystore (Java prints ``= null``)."""
-    if m.group("value") not in ("", "null"):
-        scan.client_certificate = True
-    return ()
-
-
-@pattern("any.client_certificate_file", ANY, "ssl.certificate.location",
-         r"ssl\.certificate\.location\s*=\s*(?P<value>[^\s,]*)",
-         "kcat -b broker:9093 -X security.protocol=SSL -X ssl.certificate.location=/etc/kafka/client.pem")
-def _client_certificate_file(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+def _client_certificate_setting(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
+    """A command line or a client's config dump that gives the client a keystore or a certificate file
+    (librdkafka's ``ssl.certificate.location``, a Java ``ssl.keystore.location``; Java prints ``= null``)."""
     if m.group("value") not in ("", "null"):
         scan.client_certificate = True
     return ()

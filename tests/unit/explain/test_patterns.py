@@ -21,8 +21,8 @@ def sightings(*lines: str) -> list[Sighting]:
 
 
 # One says something only with the other: tested below.
-PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions", "any.client_keystore",
-          "any.client_certificate_file")
+PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions",
+          "any.client_certificate_setting")
 
 
 @pytest.mark.parametrize("pattern", [p for p in PATTERNS if p.name not in PAIRED], ids=lambda p: p.name)
@@ -172,6 +172,7 @@ def test_sarama_eof_at_metadata_after_a_completed_api_versions_is_a_sasl_listene
     ("", "client_cert_missing"),
     ("--producer-property ssl.keystore.location=/etc/kafka/client.p12", "client_cert_refused"),
     ("\tssl.keystore.location = null", "client_cert_missing"),  # the Java client's config dump without one
+    ("$ kcat -b b:9093 -X ssl.ca.location=ca.pem -X ssl.certificate.location=me.pem", "client_cert_refused"),
 ])
 def test_bad_certificate_means_no_certificate_unless_the_log_shows_one_configured(setting, symptom):
     alert = "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate"

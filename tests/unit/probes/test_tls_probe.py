@@ -118,10 +118,10 @@ def peer() -> Iterator[Callable[[Callable[[socket.socket], None]], Peer]]:
         server.stop()
 
 
-def tls_server(certificate: tuple[Path, Path], *, seen_sni: list | None = None,
-               require_client_certificate: Path | None = None,
-               maximum: ssl.TLSVersion | None = None) -> Callable[[socket.socket], None]:
-    """A TLS server that echoes what it reads; it records the SNI each client sent."""
+def server_context(certificate: tuple[Path, Path], *, require_client_certificate: Path | None = None,
+                   maximum: ssl.TLSVersion | None = None) -> ssl.SSLContext:
+    """The test servers' TLS: ``certificate`` (cert, key), a highest version, client certificates signed by
+    the CA at ``require_client_certificate`` demanded."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     context.load_cert_chain(*certificate)
     if maximum is not None:
@@ -129,6 +129,14 @@ def tls_server(certificate: tuple[Path, Path], *, seen_sni: list | None = None,
     if require_client_certificate is not None:
         context.verify_mode = ssl.CERT_REQUIRED
         context.load_verify_locations(require_client_certificate)
+    return context
+
+
+def tls_server(certificate: tuple[Path, Path], *, seen_sni: list | None = None,
+               require_client_certificate: Path | None = None,
+               maximum: ssl.TLSVersion | None = None) -> Callable[[socket.socket], None]:
+    """A TLS server that echoes what it reads; it records the SNI each client sent."""
+    context = server_context(certificate, require_client_certificate=require_client_certificate, maximum=maximum)
     if seen_sni is not None:
         context.sni_callback = lambda sslobj, name, ctx: seen_sni.append(name)
 
@@ -431,13 +439,7 @@ def kafka_over_tls(certificate: tuple[Path, Path], *, require_client_certificate
     (OpenSSL, like Java, checks the client's certificate under TLS 1.3 only after the handshake)."""
     from tests.fakebroker import _split_request, api_versions_response, response_frame
 
-    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(*certificate)
-    if maximum is not None:
-        context.maximum_version = maximum
-    if require_client_certificate is not None:
-        context.verify_mode = ssl.CERT_REQUIRED
-        context.load_verify_locations(require_client_certificate)
+    context = server_context(certificate, require_client_certificate=require_client_certificate, maximum=maximum)
 
     def handle(conn: socket.socket) -> None:
         conn.settimeout(TIMEOUT)
