@@ -89,7 +89,6 @@ class _Run:
         self.conn: KafkaConnection | None = None
         self.endpoint: Endpoint | None = None
         self.sasl_not_probed = False  # the listener enables the client's GSSAPI/OAUTHBEARER: kdiag cannot log in
-        self.refused: TcpResult | None = None  # set when every bootstrap address refused the connection
 
     def close(self) -> None:
         if self.conn is not None:
@@ -132,8 +131,9 @@ class _Run:
                 other_listeners = self.scan_other_listeners(cluster)
         else:
             self.skip("advertised", "blocked by metadata: no advertised broker list to check")
-            if self.refused is not None:
-                other_listeners = self.scan_other_listeners(None)
+            refused = self.refused_everywhere()
+            if refused is not None:
+                other_listeners = self.scan_other_listeners(None, refused=refused)
         if not options.roundtrip:
             self.skip("roundtrip", "disabled with --no-roundtrip")
         elif self.sasl_not_probed:
@@ -192,8 +192,6 @@ class _Run:
                        + "; ".join(f"{_addr(r)} {r.status}" for r in tcp_results if not r.ok))
         else:
             status, summary = "fail", "; ".join(f"{_addr(r)} {r.status}: {r.error}" for r in tcp_results)
-            if tcp_results and all(r.status == "refused" for r in tcp_results):
-                self.refused = tcp_results[0]
         self.record(Stage("tcp", status, elapsed_ms(started), summary, TcpDetail(tcp_results)))
         return sockets
 
@@ -375,11 +373,13 @@ class _Run:
 
     # --- the bootstrap host's other listeners ----------------------------------------------------
 
-    def scan_other_listeners(self, cluster: Cluster | None) -> ListenerScan | None:
+    def scan_other_listeners(self, cluster: Cluster | None, *, refused: TcpResult | None = None
+                             ) -> ListenerScan | None:
         """Other ports of the bootstrap address: one may serve a listener that works from here.
 
         Run after the advertised stage failed (``cluster`` given) or when every bootstrap address
-        refused the connection; not with ``--no-listener-scan``, nor when the deadline has passed.
+        refused the connection (``refused``: the first of those attempts); not with ``--no-listener-scan``,
+        nor when the deadline has passed.
         """
         if not self.options.scan_listeners or self.deadline.expired:
             return None
@@ -391,7 +391,6 @@ class _Run:
             advertised_ports = [b.port for b in cluster.brokers]
             cluster_id = cluster.cluster_id
         else:
-            refused = self.refused
             endpoint = next((t for t in self.options.targets if t.port == refused.port), self.options.targets[0])
             host, port, address, known, advertised_ports, cluster_id = (endpoint.host, refused.port, refused.address,
                                                                          {}, [], None)
@@ -402,6 +401,12 @@ class _Run:
                                         connect_timeout=self.options.connect_timeout, cluster_id=cluster_id,
                                         security=self.security, metadata_version=self.options.metadata_version,
                                         known=known)
+
+    def refused_everywhere(self) -> TcpResult | None:
+        """The first attempt, when every bootstrap address refused the connection (nothing else failed)."""
+        tcp_stage = next((s for s in self.stages if s.name == "tcp"), None)
+        attempts = tcp_stage.detail.attempts if tcp_stage is not None and tcp_stage.failed else ()
+        return attempts[0] if attempts and all(a.status == "refused" for a in attempts) else None
 
     def find_coordinator(self) -> CoordinatorReport | None:
         from probes.roundtrip import default_group

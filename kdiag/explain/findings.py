@@ -667,23 +667,30 @@ _JAVA_SENDS_ONLY_MATCHING = (" A Java client sends a certificate only if one in 
                              "listener answers bad_certificate either way.")
 
 
+def _client_certificate_finding(subject: Subject, context: Context, finding_id: str, *, alert: str, title: str,
+                                meaning: str, client_certificate: CertificateInfo | None) -> Finding:
+    """TLS_CLIENT_CERT_REQUIRED / _REJECTED: the listener's alert about the client's certificate."""
+    if JAVA in subject.clients:
+        meaning += _JAVA_SENDS_ONLY_MATCHING
+    protocol = subject.protocol or context.protocol or "SSL"
+    tls = TlsResult("alert", alert=alert, client_certificate=client_certificate, **_tls_where(subject))
+    fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), finding_id)
+    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
+                              settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
+    return finding(finding_id, "error", f"{subject.where[0].upper()}{subject.where[1:]} {title}",
+                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
+
+
 def _tls_client_cert_required(subject: Subject, context: Context) -> Finding:
     alert = subject.first("detail") or "bad_certificate"
     meaning = (f"The listener answered the TLS handshake with the alert {alert}: it authenticates clients by "
                "certificate (ssl.client.auth=required) and this client presented none (no ssl.certificate.location "
                "/ ssl.key.location, no ssl.keystore.location). Under TLS 1.3 the refusal comes on the first read "
                "after a handshake that looked complete, so the client may call it a receive failure.")
-    if JAVA in subject.clients:
-        meaning += _JAVA_SENDS_ONLY_MATCHING
-    protocol = subject.protocol or context.protocol or "SSL"
-    tls = TlsResult("alert", alert=alert, **_tls_where(subject))
-    fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_CLIENT_CERT_REQUIRED")
-    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
-                              settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
-    return finding("TLS_CLIENT_CERT_REQUIRED", "error", f"{subject.where[0].upper()}{subject.where[1:]} requires a "
-                   "client certificate, and the client presented none",
-                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
-                   evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
+    return _client_certificate_finding(subject, context, "TLS_CLIENT_CERT_REQUIRED", alert=alert,
+                                       title="requires a client certificate, and the client presented none",
+                                       meaning=meaning, client_certificate=None)
 
 
 def _tls_client_cert_rejected(subject: Subject, context: Context) -> Finding:
@@ -691,17 +698,9 @@ def _tls_client_cert_rejected(subject: Subject, context: Context) -> Finding:
     meaning = (f"The client presented a certificate and the listener refused it with the alert {alert}: the CA "
                "that issued it is not in the listener's truststore, its chain is incomplete, or it has expired or "
                "lacks the clientAuth extended key usage.")
-    if JAVA in subject.clients:
-        meaning += _JAVA_SENDS_ONLY_MATCHING
-    protocol = subject.protocol or context.protocol or "SSL"
-    mine = CertificateInfo(subject="<the client's certificate>", issuer="<its CA>")
-    tls = TlsResult("alert", alert=alert, client_certificate=mine, **_tls_where(subject))
-    fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_CLIENT_CERT_REJECTED")
-    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
-                              settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
-    return finding("TLS_CLIENT_CERT_REJECTED", "error", f"{subject.where[0].upper()}{subject.where[1:]} does not "
-                   "accept the client's certificate", f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
-                   evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
+    return _client_certificate_finding(
+        subject, context, "TLS_CLIENT_CERT_REJECTED", alert=alert, title="does not accept the client's certificate",
+        meaning=meaning, client_certificate=CertificateInfo(subject="<the client's certificate>", issuer="<its CA>"))
 
 
 # --- SASL -----------------------------------------------------------------------------------------------

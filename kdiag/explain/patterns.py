@@ -282,9 +282,13 @@ def _rd_ssl_listener(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS)
 
 
+# What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).
+_NOT_TLS = (r"(?:unexpected eof while reading|wrong version number|packet length too long|record layer failure"
+            r"|http request)")
+
+
 @pattern("librdkafka.plaintext_listener", LIBRDKAFKA, "SSL handshake failed",
-         r"SSL handshake failed: (?P<why>.*?(?:connecting to a PLAINTEXT broker listener|unexpected eof while reading"
-         r"|wrong version number|packet length too long|record layer failure|http request).*)",
+         rf"SSL handshake failed: (?P<why>.*?(?:connecting to a PLAINTEXT broker listener|{_NOT_TLS}).*)",
          "%3|1795271483.966|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9092/bootstrap]: "
          "ssl://127.0.0.1:9092/bootstrap: SSL handshake failed: error:0A000126:SSL routines::unexpected eof while "
          "reading (after 3ms in state SSL_HANDSHAKE)")
@@ -296,8 +300,7 @@ def _rd_plaintext_listener(m: re.Match[str], scan: Scanner) -> Iterator[Item]:
 # broker's close reaches it as a socket event rather than from inside SSL_do_handshake (which of the two
 # depends on timing; both were seen from kcat against the same plaintext listener).
 @pattern("librdkafka.plaintext_listener_eof", LIBRDKAFKA, "in state SSL_HANDSHAKE",
-         r"^(?!.*SSL handshake failed)(?=.*in state SSL_HANDSHAKE).*?SSL routines:[^:]*:(?P<why>(?:unexpected eof while "
-         r"reading|wrong version number|packet length too long|record layer failure|http request)[^(]*)",
+         rf"^(?!.*SSL handshake failed)(?=.*in state SSL_HANDSHAKE).*?SSL routines:[^:]*:(?P<why>{_NOT_TLS}[^(]*)",
          "%3|1795281179.385|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:56719/bootstrap]: "
          "ssl://127.0.0.1:56719/bootstrap: error:0A000126:SSL routines::unexpected eof while reading "
          "(after 2ms in state SSL_HANDSHAKE)")

@@ -96,18 +96,19 @@ def _works_instead(bootstrap: str) -> tuple[FindingExpect, ...]:
     return (finding("OTHER_LISTENER_WORKS", title=bootstrap, fix=f"kdiag bootstrap {bootstrap}"),)
 
 
-def _unresolvable(name: str, *, instead: str | None = None) -> Expect:
-    return problems(finding("ADVERTISED_UNRESOLVABLE", title=name,
-                            fix=f"Bootstrap with {instead} instead" if instead else ()),
+def _advertised_failure(finding_id: str, title: str, instead: str | None) -> Expect:
+    """The bootstrap works, an advertised broker does not; ``instead``: the listener kdiag must point to."""
+    return problems(finding(finding_id, title=title, fix=f"Bootstrap with {instead} instead" if instead else ()),
                     stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"},
                     hints=_works_instead(instead) if instead else ())
+
+
+def _unresolvable(name: str, *, instead: str | None = None) -> Expect:
+    return _advertised_failure("ADVERTISED_UNRESOLVABLE", name, instead)
 
 
 def _loopback(*, instead: str | None = None) -> Expect:
-    return problems(finding("ADVERTISED_LOOPBACK", title="localhost:9092",
-                            fix=f"Bootstrap with {instead} instead" if instead else ()),
-                    stages={"metadata": "ok", "advertised": "fail", "roundtrip": "skip"},
-                    hints=_works_instead(instead) if instead else ())
+    return _advertised_failure("ADVERTISED_LOOPBACK", "localhost:9092", instead)
 
 
 DOCKER_LISTENERS = Scenario(
