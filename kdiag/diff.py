@@ -42,7 +42,8 @@ from kdiag.render import Format
 
 if TYPE_CHECKING:
     from kdiag.cli import Environment
-    from kdiag.report import BrokerReport, Finding, Report
+    from kdiag.finding import Finding
+    from kdiag.report import BrokerReport, Report
 
 SCHEMA = "kdiag.diff/1"
 KINDS = ("cluster", "bootstrap", "advertised", "broker", "dns", "tcp", "kafka", "stage", "finding")

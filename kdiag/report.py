@@ -22,6 +22,8 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from kdiag import __version__
+from kdiag.capture.model import CaptureSummary
+from kdiag.finding import Finding
 from kdiag.jsonform import ReportFormatError, from_json, to_json
 from probes.results import (
     DnsResult,
@@ -38,7 +40,6 @@ from probes.results import (
 SCHEMA = "kdiag.report/1"
 STAGE_ORDER = ("dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip")
 STAGE_STATUSES = ("ok", "warn", "fail", "skip")
-SEVERITIES = ("error", "warning", "info")
 
 
 @dataclass(frozen=True)
@@ -211,16 +212,6 @@ class Cluster:
 
 
 @dataclass(frozen=True)
-class Finding:
-    id: str
-    severity: str
-    title: str
-    explanation: str
-    evidence: Mapping[str, Any] = field(default_factory=dict)
-    fix: str = ""
-
-
-@dataclass(frozen=True)
 class Report:
     bootstrap: tuple[Endpoint, ...]
     stages: tuple[Stage, ...] = ()
@@ -231,7 +222,7 @@ class Report:
     kdiag_version: str = __version__
     schema: str = SCHEMA
     client: Mapping[str, Any] = field(default_factory=dict)  # redacted client settings in use
-    capture: kdiag.capture.model.CaptureSummary | None = None  # bootstrap --capture: the wire's view
+    capture: CaptureSummary | None = None  # bootstrap --capture: the wire's view
     other_listeners: ListenerScan | None = None  # the bootstrap host's other ports, when a failure asked for them
 
     def stage(self, name: str) -> Stage | None:
@@ -299,8 +290,3 @@ def load_report(path: str | os.PathLike[str]) -> Report:
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise ReportFormatError(f"{path} is not JSON: {exc}") from None
     return report_from_dict(data)
-
-
-# The capture model imports Finding from here; importing it last keeps both import orders working
-# (it is light: no scapy, only dataclasses).
-import kdiag.capture.model  # noqa: E402

@@ -23,8 +23,8 @@ from kdiag.diagnose.facts import hostport
 from kdiag.diagnose.fixes import client_settings_fix
 from kdiag.diagnose.hosts import classify_host, normalise_host
 from kdiag.diagnose.rule import finding
-from kdiag.report import (BrokerReport, Cluster, CoordinatorReport, Endpoint, Finding, MetadataDetail, Report, Stage,
-                          Vantage)
+from kdiag.finding import Finding
+from kdiag.report import BrokerReport, Cluster, CoordinatorReport, Endpoint, MetadataDetail, Report, Stage, Vantage
 from probes.results import DnsResult, KafkaCheck, TcpResult
 
 if TYPE_CHECKING:

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdiag.jsonform import to_json
-from kdiag.report import Finding
+from kdiag.finding import Finding
 from probes.results import ForeignBytes, KafkaBroker
 
 SCHEMA = "kdiag.pcap/1"

@@ -11,7 +11,8 @@ from __future__ import annotations
 from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
 from kdiag.diagnose.rule import Rule
 from kdiag.diagnose.rules import advertised, bootstrap, listeners, protocol, topics
-from kdiag.report import SEVERITIES, Finding, Report
+from kdiag.finding import Finding, by_severity
+from kdiag.report import Report
 
 CATALOG: tuple[Rule, ...] = bootstrap.RULES + protocol.RULES + advertised.RULES + topics.RULES + listeners.RULES
 
@@ -46,9 +47,7 @@ def run_rule(report: Report, rule_id: str) -> tuple[Finding, ...]:
 
 def diagnose(report: Report) -> tuple[Finding, ...]:
     """Every rule's findings: errors, then warnings, then infos; catalog order within each."""
-    found = [f for rule in CATALOG for f in rule.run(report)]
-    rank = {severity: index for index, severity in enumerate(SEVERITIES)}
-    return tuple(sorted(found, key=lambda f: rank.get(f.severity, len(rank))))
+    return by_severity([f for rule in CATALOG for f in rule.run(report)])
 
 
 __all__ = ["CATALOG", "HostKind", "Rule", "UnknownRule", "classify_host", "diagnose", "get_rule", "is_loopback",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
-from kdiag.report import SEVERITIES, Finding, Report
+from kdiag.finding import SEVERITIES, Finding, make_finding
+from kdiag.report import Report
 
 CheckResult = Finding | tuple[Finding, ...] | None
 Check = Callable[[Report], CheckResult]
@@ -33,15 +33,4 @@ class Rule:
         return (result,) if isinstance(result, Finding) else tuple(result)
 
 
-def finding(rule_id: str, severity: str, title: str, explanation: str, evidence: dict[str, Any],
-            fix: str = "") -> Finding:
-    """A Finding whose evidence holds JSON values only (lists, not tuples), so it survives a round trip."""
-    return Finding(rule_id, severity, title, explanation, _json_values(evidence), fix)
-
-
-def _json_values(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {str(k): _json_values(v) for k, v in value.items() if v is not None}
-    if isinstance(value, (list, tuple)):
-        return [_json_values(v) for v in value]
-    return value
+finding = make_finding  # the rules' short name for it

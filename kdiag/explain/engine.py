@@ -20,7 +20,8 @@ from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.patterns import CONNECT, NEEDLES, Fact, Scanner, Sighting
 from kdiag.explain.reader import Block, LogLine, read_blocks, text_blocks
 from kdiag.explain.secrets import SECRET_HINTS, Secrets
-from kdiag.report import SEVERITIES, Endpoint, Finding
+from kdiag.finding import Finding, by_severity
+from kdiag.report import Endpoint
 
 SCHEMA = "kdiag.explain/1"
 MAX_EXAMPLES = 5
@@ -269,8 +270,7 @@ def explain(blocks: Iterable[Block]) -> Explanation:
     from kdiag.explain.findings import findings_from
 
     seen = observe(blocks)
-    rank = {severity: index for index, severity in enumerate(SEVERITIES)}
-    findings = sorted(findings_from(seen), key=lambda f: rank.get(f.severity, len(rank)))
+    findings = by_severity(findings_from(seen))
     if seen.secrets.values:  # a secret learned late in the log may sit in a line gathered earlier
         findings = [_scrubbed(f, seen.secrets) for f in findings]
     return Explanation(tuple(findings), seen.lines, seen.recognised_lines, seen.truncated_lines, seen.binary_lines)

@@ -40,7 +40,8 @@ from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTE
                                     MESSAGE_TIMEOUT, NO_LEADER, NONROUTABLE, NOT_IN_METADATA, NOT_KAFKA,
                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
                                     TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
-from kdiag.report import BrokerReport, Endpoint, Finding, RoundtripDetail
+from kdiag.finding import Finding
+from kdiag.report import BrokerReport, Endpoint, RoundtripDetail
 from probes.results import (CertificateInfo, DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult,
                             TopicInfo)
 

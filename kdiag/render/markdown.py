@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 
 from kdiag.render import common
-from kdiag.report import Finding, Report
+from kdiag.finding import Finding
+from kdiag.report import Report
 
 STAGE_ICON = {"ok": "✅", "warn": "⚠️", "fail": "❌", "skip": "⏭️"}
 SEVERITY_ICON = {"error": "❌", "warning": "⚠️", "info": "ℹ️"}

@@ -10,7 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 from kdiag.render import common
-from kdiag.report import Finding, Report
+from kdiag.finding import Finding
+from kdiag.report import Report
 
 STAGE_SYMBOL = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "–"}
 SEVERITY_SYMBOL = {"error": "✗", "warning": "!", "info": "i"}

@@ -16,7 +16,8 @@ from kdiag import __version__
 from kdiag.cli import Environment, main
 from kdiag.exitstatus import ExitStatus
 from kdiag.orchestrate import BootstrapOptions
-from kdiag.report import BrokerReport, Cluster, Endpoint, Finding, Report, Stage, Vantage
+from kdiag.finding import Finding
+from kdiag.report import BrokerReport, Cluster, Endpoint, Report, Stage, Vantage
 from probes.results import DnsResult, KafkaCheck, TcpResult
 
 PASSWORD = "hunter2"

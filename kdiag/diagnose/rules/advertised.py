@@ -26,7 +26,8 @@ from kdiag.diagnose.fixes import (advertise_reachable_fix, distinct_addresses_fi
 from kdiag.diagnose.hosts import classify_host, is_nonroutable, normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning, resolve_failure_line
-from kdiag.report import BrokerReport, Finding, Report
+from kdiag.finding import Finding
+from kdiag.report import BrokerReport, Report
 from probes.results import DnsResult, TcpResult
 
 # --- shared wording -----------------------------------------------------------------------------

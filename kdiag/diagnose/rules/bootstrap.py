@@ -11,7 +11,8 @@ from kdiag.diagnose.facts import (DNS_FAILURES, bootstrap_addresses, bootstrap_a
 from kdiag.diagnose.fixes import open_port_fix, other_listener_hint
 from kdiag.diagnose.hosts import classify_host, is_loopback
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.report import Endpoint, Finding, Report
+from kdiag.finding import Finding
+from kdiag.report import Endpoint, Report
 from probes.results import DnsResult, TcpResult
 
 # What each resolver status means, in words a user can act on.

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from kdiag.diagnose.facts import bootstrap_used, hostport, join_words, metadata_obtained
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.report import Finding, Report
+from kdiag.finding import Finding
+from kdiag.report import Report
 from probes.results import ListenerProbe, ListenerScan
 
 

@@ -19,7 +19,8 @@ from kdiag.diagnose.fixes import (KRAFT_NOTE, client_settings_fix, free_port_bas
                                   property_lines, secure_protocol_for)
 from kdiag.diagnose.hosts import classify_host, is_nonroutable, normalise_host
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.report import Endpoint, Finding, Report, RoundtripDetail, SaslDetail, TlsDetail
+from kdiag.finding import Finding
+from kdiag.report import Endpoint, Report, RoundtripDetail, SaslDetail, TlsDetail
 from probes.results import ForeignBytes, KafkaCheck, SaslResult, TlsResult
 
 _SPEAKS = {"http": "HTTP", "ssh": "SSH", "zookeeper": "ZooKeeper", "text": "a text protocol"}

@@ -10,7 +10,8 @@ from kdiag.diagnose.facts import (bootstrap_used, describe_partitions, hostport,
                                   plural, unusable_brokers)
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.advertised import coordinator_finding
-from kdiag.report import Finding, Report, RoundtripDetail
+from kdiag.finding import Finding
+from kdiag.report import Report, RoundtripDetail
 from probes.results import TopicInfo
 
 NOT_FOUND_CODES = ("UNKNOWN_TOPIC_OR_PARTITION", "_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION", "UNKNOWN_TOPIC_ID")

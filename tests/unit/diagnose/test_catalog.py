@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from kdiag.diagnose import CATALOG, UnknownRule, diagnose, rule_ids, run_rule
-from kdiag.report import SEVERITIES, report_from_dict, report_to_dict, report_to_json
+from kdiag.finding import SEVERITIES
+from kdiag.report import report_from_dict, report_to_dict, report_to_json
 from probes.results import IdentityCheck, KafkaCheck
 
 from .builders import (SKIPPED_IDENTITY, SKIPPED_KAFKA, SKIPPED_TCP, dns_fail, dns_ok, docker_bob_from_host,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kdiag.diagnose import diagnose
-from kdiag.report import Finding
+from kdiag.finding import Finding
 
 from .builders import EC2_INTERNAL, EC2_PUBLIC, docker_bob_from_host, docker_fred_from_elsewhere, ec2_seed
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from kdiag.explain.engine import Explanation, explain_text
-from kdiag.report import Finding
+from kdiag.finding import Finding
 
 CLIENT_LOGS = Path(__file__).resolve().parents[2] / "fixtures" / "client_logs"
 

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from kdiag.report import (
-    AdvertisedDetail, BrokerReport, Cluster, CoordinatorReport, Endpoint, Finding, Report, Stage, Vantage,
-)
+from kdiag.finding import Finding
+from kdiag.report import AdvertisedDetail, BrokerReport, Cluster, CoordinatorReport, Endpoint, Report, Stage, Vantage
 from probes.results import DnsResult, IdentityCheck, KafkaCheck, TcpResult
 
 EC2_PUBLIC = "ec2-54-191-84-122.us-west-2.compute.amazonaws.com"

@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from kdiag.render import Format, render
-from kdiag.report import Finding, Stage, report_from_dict, report_to_json
+from kdiag.finding import Finding
+from kdiag.report import Stage, report_from_dict, report_to_json
 
 from render_samples import CLIENT, PASSWORD, failing_report, healthy_report
 
