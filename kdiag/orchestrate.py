@@ -32,7 +32,7 @@ from kdiag.report import (
     TlsDetail,
     Vantage,
 )
-from probes import advertised, dns, listeners, tcp
+from probes import advertised, dns, host, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
@@ -62,6 +62,7 @@ class BootstrapOptions:
     group: str | None = None
     scan_listeners: bool = True  # try the bootstrap host's other ports when the advertised brokers fail
     listener_ports: tuple[int, ...] | None = None  # the ports to try; None: listeners.candidate_ports
+    vantage_label: str | None = None  # --vantage: where the report was made, in the user's words
 
 
 def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None) -> Report:
@@ -108,7 +109,7 @@ class _Run:
 
     def execute(self) -> Report:
         options = self.options
-        vantage = Vantage.here()
+        vantage = Vantage(host.hostname(), tuple(host.interface_addresses()), options.vantage_label)
         report = Report(bootstrap=options.targets, vantage=vantage, client=dict(options.redacted_settings))
         results = self.stage_dns()
         kafka = None

@@ -13,10 +13,12 @@ other ports, tried when the advertised brokers or the bootstrap port fail).
 from __future__ import annotations
 
 import datetime as _dt
-import ipaddress
 import json
 import os
-import socket
+import secrets
+import threading
+import time
+import uuid
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -53,33 +55,27 @@ class Endpoint:
 
 @dataclass(frozen=True)
 class Vantage:
+    """Where the report was made: the machine's name and addresses (gathered by the probing side,
+    ``probes.host``), and the label the user gave it (``--vantage k8s/prod-eu/payments``), by which
+    the fleet pipeline groups reports."""
+
     hostname: str
     addresses: tuple[str, ...] = ()
+    label: str | None = None
 
-    @classmethod
-    def here(cls) -> Vantage:
-        """This machine's name and non-loopback interface addresses (no DNS lookup: it may hang)."""
-        return cls(socket.gethostname(), tuple(_interface_addresses()))
+    @property
+    def name(self) -> str:
+        """The label if one was given, else the host name: what the fleet calls this vantage."""
+        return self.label or self.hostname
 
 
-def _interface_addresses() -> list[str]:
-    addresses: list[str] = []
-    try:  # Linux: IPv4 from the kernel's FIB view, IPv6 from /proc/net/if_inet6
-        with open("/proc/net/fib_trie", encoding="ascii") as handle:
-            lines = handle.read().splitlines()
-        for previous, line in zip(lines, lines[1:]):
-            if line.strip() == "/32 host LOCAL":
-                address = previous.split()[-1]
-                if not address.startswith("127.") and address not in addresses:
-                    addresses.append(address)
-        with open("/proc/net/if_inet6", encoding="ascii") as handle:
-            for row in handle:
-                raw, _idx, _plen, scope = row.split()[:4]
-                if scope == "00":  # global scope only
-                    addresses.append(str(ipaddress.IPv6Address(bytes.fromhex(raw))))
-    except (OSError, ValueError):
-        pass
-    return addresses
+@dataclass(frozen=True)
+class Agent:
+    """The long-running agent (``kdiag watch``) that made the report: a stable id, and a sequence
+    number that grows by one per report, so a reader sees a gap as a lost report."""
+
+    id: str
+    sequence: int
 
 
 # --- stage details: one typed shape per stage ---------------------------------------------------
@@ -219,6 +215,8 @@ class Report:
     findings: tuple[Finding, ...] = ()
     vantage: Vantage = field(default_factory=lambda: Vantage("unknown"))
     generated_at: str = field(default_factory=lambda: utc_now())
+    report_id: str | None = field(default_factory=lambda: new_report_id())  # UUIDv7; None: a report from before ids
+    agent: Agent | None = None  # kdiag watch only
     kdiag_version: str = __version__
     schema: str = SCHEMA
     client: Mapping[str, Any] = field(default_factory=dict)  # redacted client settings in use
@@ -240,13 +238,37 @@ class Report:
         return replace(self, findings=findings)
 
 
+def new_report_id() -> str:
+    """A UUIDv7 (RFC 9562): 48 bits of Unix milliseconds, then a counter that keeps ids made in the
+    same millisecond in order, then random bits. Sorting ids sorts reports by creation time, and
+    consumers de-duplicate at-least-once deliveries by it."""
+    global _last_id_ms, _id_counter
+    with _id_lock:
+        now_ms = time.time_ns() // 1_000_000
+        if now_ms <= _last_id_ms:  # same millisecond (or the clock stepped back): count on from the last id
+            now_ms = _last_id_ms
+            _id_counter += 1
+            if _id_counter > 0xFFF:
+                now_ms, _id_counter = now_ms + 1, secrets.randbits(11)
+        else:
+            _id_counter = secrets.randbits(11)  # a random start, half the range left to count in
+        _last_id_ms = now_ms
+        value = (now_ms & (1 << 48) - 1) << 80 | 0x7 << 76 | _id_counter << 64 | 0b10 << 62 | secrets.randbits(62)
+    return str(uuid.UUID(int=value))
+
+
+_id_lock = threading.Lock()
+_last_id_ms = 0
+_id_counter = 0
+
+
 def utc_now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")[:-4] + "Z"
 
 
 # --- JSON ---------------------------------------------------------------------------------------
 
-_TOP_ORDER = ("schema", "kdiag_version", "generated_at", "vantage", "bootstrap", "client", "stages",
+_TOP_ORDER = ("schema", "kdiag_version", "report_id", "generated_at", "vantage", "agent", "bootstrap", "client", "stages",
               "cluster", "findings")
 
 
@@ -276,6 +298,8 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         detail = from_json(detail_type, raw.get("detail") or {}, where=f"stages[{index}].detail")
         stages.append(replace(stage, detail=detail))
     body = {k: v for k, v in data.items() if k != "stages"}
+    if "report_id" not in body:  # written before reports had ids: do not invent one for it
+        body["report_id"] = None
     report = from_json(Report, body, where="report")
     return replace(report, stages=tuple(stages))
 
