@@ -42,16 +42,9 @@ KAFKA_PORT = 9092
 BROKERS = [Broker(i, f"10.0.0.{i}", KAFKA_PORT, f"rack-{i}") for i in (1, 2, 3)]
 TOPICS = [(f"topic-{i}", 0, 6) for i in range(10)]
 
-# kdiag's entry point with 'pcap' registered, for as long as kdiag.cli does not register it itself.
-KDIAG_PCAP = ("import sys, typer.main\nfrom kdiag import cli\nfrom kdiag.capture.command import register\n"
-              "if 'pcap' not in typer.main.get_command(cli.app).commands:\n    register(cli.app)\n"
-              "sys.exit(cli.main(sys.argv[1:]))\n")
-
-
 def kdiag_pcap_argv(*args: str) -> list[str]:
-    """``kdiag pcap ...`` as a user runs it, once the CLI has the command."""
-    registered = subprocess.run(kdiag_argv("pcap", "--help"), capture_output=True).returncode == 0
-    return kdiag_argv("pcap", *args) if registered else [sys.executable, "-c", KDIAG_PCAP, "pcap", *args]
+    """``kdiag pcap ...`` as a user runs it."""
+    return kdiag_argv("pcap", *args)
 
 
 def generate(path: Path, *, packets: int, flows: int, seed: int = 1, fetch_max: int = 20_000,
@@ -195,7 +188,7 @@ options = orchestrate.BootstrapOptions(targets=parse_bootstrap(sys.argv[2]), tim
 extra = {}
 if sys.argv[1] == "capture":
     before = time.perf_counter()
-    from kdiag.capture.command import finish_live_capture, start_live_capture
+    from kdiag.capture.session import finish_live_capture, start_live_capture
     capture = start_live_capture(options.targets)
     extra["capture_start_s"] = time.perf_counter() - before
 started = time.perf_counter()

@@ -30,18 +30,12 @@ Importing this module is cheap (``kdiag --help`` does): the report model is impo
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Any
 
-import typer
-
-from kdiag.exitstatus import ExitStatus, UsageError
-from kdiag.render import Format
 
 if TYPE_CHECKING:
-    from kdiag.cli import Environment
     from kdiag.finding import Finding
     from kdiag.report import BrokerReport, Report
 
@@ -332,149 +326,3 @@ def diff_to_dict(diff: ReportDiff) -> dict[str, Any]:
         "differences": [to_json(d) for d in diff.differences],
         "findings": [{**to_json(f), "seen_from": seen_from} for seen_from, f in diff.findings],
     }
-
-
-def _heading(side: Side) -> str:
-    from kdiag.render.common import bootstrap_text, vantage_text
-
-    return f"{side.label}: {vantage_text(side.report)} · bootstrap {bootstrap_text(side.report)} · " \
-           f"{side.report.generated_at}" + (f" · {side.file}" if side.file else "")
-
-
-def _verdict(diff: ReportDiff) -> str:
-    if diff.same_cluster is None:
-        cluster = "One side never reached the cluster, so kdiag cannot tell whether both are the same one."
-    elif diff.same_cluster:
-        cluster = f"Same cluster ({diff.a.cluster_id})."
-    else:
-        cluster = f"Different clusters ({diff.a.cluster_id} and {diff.b.cluster_id})."
-    count = len(diff.differences)
-    if not count:
-        return f"{cluster} No differences: both places see the cluster the same way."
-    return f"{cluster} {count} difference{'s' if count != 1 else ''}:"
-
-
-def render_diff(diff: ReportDiff, fmt: Format, *, width: int = 100, color: bool = False) -> str:
-    fmt = Format(fmt)
-    if fmt is Format.JSON:
-        return json.dumps(diff_to_dict(diff), indent=2, ensure_ascii=False) + "\n"
-    if fmt is Format.MARKDOWN:
-        return _markdown(diff)
-    return _text(diff, width=width, color=color)
-
-
-def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
-    from rich.padding import Padding
-    from rich.text import Text
-
-    from kdiag.render.text import console_text, draw_finding, text_console  # the report's own layout
-
-    console = text_console(width=width, color=color)
-    console.print(Text("kdiag diff", style="bold"))
-    for side in (diff.a, diff.b):
-        console.print(Text(_heading(side), style="dim"))
-    console.print()
-    console.print(Text(_verdict(diff), style="bold" if diff.differ else "green"))
-    for difference in diff.differences:
-        console.print()
-        head = Text()
-        head.append(f"{difference.kind}", style="bold yellow")
-        head.append(f"  {difference.subject}", style="bold")
-        console.print(head)
-        sides = Text.assemble(("A: ", "dim"), difference.a or "–", ("   B: ", "dim"), difference.b or "–")
-        console.print(Padding(sides, (0, 0, 0, 2)))
-        console.print(Padding(Text(difference.explanation), (0, 0, 0, 2)))
-    for seen_from, finding in diff.findings:
-        side = diff.a if seen_from == "a" else diff.b
-        console.print()
-        console.print(Text(f"Only from {side.name}:", style="bold"))
-        draw_finding(console, finding)
-    return console_text(console)
-
-
-def _markdown(diff: ReportDiff) -> str:
-    from kdiag.render.markdown import inline_code, render_finding, table_cell  # the report's own pieces
-
-    blocks = ["## kdiag diff", "\n".join(f"- {_heading(side)}" for side in (diff.a, diff.b)), f"**{_verdict(diff)}**"]
-    if diff.differences:
-        rows = ["| Kind | Subject | A | B |", "|---|---|---|---|"]
-        rows += [f"| {d.kind} | {inline_code(d.subject)} | {table_cell(d.a or '–')} | "
-                 f"{table_cell(d.b or '–')} |" for d in diff.differences]
-        blocks.append("\n".join(rows))
-        blocks.append("\n".join(f"{i}. **{d.kind}** {inline_code(d.subject)}: {d.explanation}"
-                                for i, d in enumerate(diff.differences, start=1)))
-    for seen_from, finding in diff.findings:
-        side = diff.a if seen_from == "a" else diff.b
-        blocks.append(f"Only from {side.name}:\n\n" + render_finding(finding))
-    return "\n\n".join(blocks) + "\n"
-
-
-# --- the command ----------------------------------------------------------------------------------
-
-HELP = """\
-Compare two kdiag bootstrap --json reports of one cluster taken from two places (the broker
-machine and a laptop, inside and outside the VPC, inside and outside Docker) and explain what
-differs: a name that resolves in one place only, a port open from one side only, a different
-listener reached (other advertised addresses for the same brokers), the stages, the round trip,
-and the findings each report has alone.
-"""
-
-EPILOG = """\
-\b
-Examples:
-  kdiag bootstrap broker:9092 --json > inside.json      # on the broker machine
-  kdiag bootstrap broker:9092 --json > laptop.json      # on the laptop
-  kdiag diff inside.json laptop.json
-  kdiag diff inside.json laptop.json --format markdown
-
-\b
---json prints a kdiag.diff/1 document: {"schema", "a", "b", "same_cluster",
-"differences": [{"kind", "subject", "a", "b", "explanation"}], "findings"}.
-
-\b
-Exit status:
-  0    no differences
-  1    differences found
-  2    bad input: a file that cannot be read or is not a kdiag.report/1 report
-"""
-
-SHORT_HELP = "Compare two reports from two places: what differs, and why."
-FormatOption = Annotated[Format | None, typer.Option(
-    "--format", case_sensitive=False, show_default=False,
-    help="text (the comparison, default), json (the kdiag.diff/1 document) or markdown (for a ticket).",
-)]
-JsonOption = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
-
-ReportArgument = Annotated[str, typer.Argument(metavar="REPORT", show_default=False,
-                                               help="A kdiag bootstrap --json report.")]
-
-
-def diff_command(ctx: typer.Context, a: ReportArgument, b: ReportArgument, fmt: FormatOption = None,
-                 json_flag: JsonOption = False) -> ExitStatus:
-    from kdiag.cli import choose_format, environment  # here, not at the top: kdiag.cli imports this module
-
-    return run_diff_command(a, b, env=environment(ctx), fmt=choose_format(fmt, json_flag))
-
-
-def run_diff_command(a_path: str, b_path: str, *, env: Environment, fmt: Format = Format.TEXT) -> ExitStatus:
-    """Loads both reports (a bad file is a UsageError), diffs them, prints the diff; exit 1 if they differ."""
-    from kdiag.jsonform import ReportFormatError
-    from kdiag.report import load_report
-
-    reports = []
-    for path in (a_path, b_path):
-        try:
-            reports.append(load_report(path))
-        except ReportFormatError as exc:
-            message = str(exc)
-            raise UsageError(message if path in message else f"{path}: {message}") from None
-    diff = diff_reports(reports[0], reports[1], a_file=a_path, b_file=b_path)
-    if diff.same_cluster is False:
-        env.warn(f"{a_path} and {b_path} are reports of different clusters ({diff.a.cluster_id} and "
-                 f"{diff.b.cluster_id}); their differences may mean nothing")
-    env.write(render_diff(diff, fmt, width=env.width, color=env.color and fmt is Format.TEXT))
-    return ExitStatus.PROBLEMS if diff.differ else ExitStatus.OK
-
-
-COMMAND = {"help": HELP, "epilog": EPILOG, "short_help": SHORT_HELP}
-"""The keyword arguments ``app.command("diff", ...)`` registers it with."""

@@ -1,6 +1,5 @@
-"""``kdiag explain``: the command line. Cheap to import (``kdiag --help`` imports it): the reading
-and the patterns are imported when the command runs, and ``kdiag.cli`` (which imports this module to
-register the command) only inside the command."""
+"""``kdiag explain``: a client's error output in, findings out. Cheap to import (``kdiag --help``
+imports it): the reading and the patterns are imported when the command runs."""
 
 from __future__ import annotations
 
@@ -10,11 +9,11 @@ from typing import TYPE_CHECKING, Annotated, BinaryIO
 
 import typer
 
+from kdiag.environment import DebugOption, Environment, JsonOption, choose_format, environment, format_option
 from kdiag.exitstatus import ExitStatus, UsageError
 from kdiag.render import Format
 
 if TYPE_CHECKING:
-    from kdiag.cli import Environment
     from kdiag.explain.engine import Explanation
     from kdiag.explain.reader import Block
 
@@ -46,12 +45,8 @@ Exit status:
 """
 
 SHORT_HELP = "Explain a Kafka client's error output: findings, fixes, and how to confirm them."
-FormatOption = Annotated[Format | None, typer.Option(
-    "--format", case_sensitive=False, show_default=False,
-    help="text (the findings, default), json (the kdiag.explain/1 document) or markdown (for a ticket).",
-)]
-JsonOption = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
-DebugOption = Annotated[bool, typer.Option("--debug", help="Show the traceback if kdiag itself fails.")]
+FormatOption = format_option(
+    "text (the findings, default), json (the kdiag.explain/1 document) or markdown (for a ticket).")
 
 TextArgument = Annotated[list[str] | None, typer.Argument(
     metavar="[TEXT]...", show_default=False,
@@ -71,8 +66,6 @@ def explain_command(
     json_flag: JsonOption = False,
     debug: DebugOption = False,
 ) -> ExitStatus:
-    from kdiag.cli import choose_format, environment  # here, not at the top: kdiag.cli imports this module
-
     env = environment(ctx)
     return run_explain_command(text or [], file=file, env=env, fmt=choose_format(fmt, json_flag))
 
@@ -126,5 +119,5 @@ def _open_log(path: str) -> BinaryIO:
         raise UsageError(f"cannot read --file {path}: {exc.strerror or exc}") from None
 
 
-COMMAND = {"help": HELP, "epilog": EPILOG, "short_help": SHORT_HELP}
-"""The keyword arguments ``app.command("explain", ...)`` registers it with."""
+def register(app: typer.Typer) -> None:
+    app.command("explain", help=HELP, epilog=EPILOG, short_help=SHORT_HELP)(explain_command)

@@ -1,6 +1,6 @@
 """``kdiag lab``: real-broker scenarios in network namespaces, each with the verdict kdiag owes it.
 
-``lab_app`` is the typer sub-app kdiag.cli registers as ``lab``. The commands are thin: they parse,
+``lab_app`` is the typer sub-app ``register`` adds as ``lab``. The commands are thin: they parse,
 check root, and hand over to :mod:`kdiag.lab.runner`; each returns an ``ExitStatus``. Heavy imports
 (the scenarios, the runner) happen inside the commands, so ``kdiag --help`` stays fast.
 """
@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 
+from kdiag.environment import DebugOption, Environment, JsonOption, choose_format, environment, format_option
 from kdiag.exitstatus import ExitStatus, UsageError
 from kdiag.render import Format
 
 if TYPE_CHECKING:
-    from kdiag.cli import Environment
     from kdiag.lab.runner import LiveScenario, VantageRun
     from kdiag.lab.scenarios.base import Scenario
 
@@ -55,21 +55,13 @@ lab_app = typer.Typer(
 )
 
 ScenarioArgument = Annotated[str, typer.Argument(metavar="NAME", show_default=False, help="A scenario (kdiag lab list).")]
-JsonFlag = Annotated[bool, typer.Option("--json", help="Short for --format json.")]
-FormatFlag = Annotated[Optional[Format], typer.Option(
-    "--format", case_sensitive=False, show_default=False,
-    help="text (each report and its verdict, default), json (the kdiag.lab-run/1 document) or markdown.",
-)]
+JsonFlag = JsonOption
+FormatFlag = format_option(
+    "text (each report and its verdict, default), json (the kdiag.lab-run/1 document) or markdown.")
 KafkaVersionOption = Annotated[Optional[str], typer.Option(
     "--kafka-version", metavar="VERSION", show_default=False,
     help="The Apache Kafka release the brokers run (default: the newest kdiag is tested with).",
 )]
-
-
-def _env(ctx: typer.Context) -> "Environment":
-    from kdiag.cli import environment
-
-    return environment(ctx)
 
 
 def _needs_root(env: "Environment") -> bool:
@@ -119,10 +111,10 @@ def _did_not_come_up(env: "Environment", scenario: "Scenario", error: Exception)
 
 @lab_app.command("list", short_help="The scenarios, by name.",
                  help="The scenarios: name and title (--json: everything, with each vantage's expected outcome).")
-def list_command(ctx: typer.Context, json_flag: JsonFlag = False) -> ExitStatus:
+def list_command(ctx: typer.Context, json_flag: JsonFlag = False, debug: DebugOption = False) -> ExitStatus:
     from kdiag.lab.scenarios import all_scenarios
 
-    env = _env(ctx)
+    env = environment(ctx)
     scenarios = all_scenarios()
     if json_flag:
         document = {"schema": LIST_SCHEMA, "scenarios": [scenario_json(scenario) for scenario in scenarios]}
@@ -156,12 +148,13 @@ def scenario_json(scenario: "Scenario") -> dict:
 @lab_app.command("up", short_help="Bring a scenario up and hold it; prints the commands to try.",
                  help="Bring a scenario up and hold it until Ctrl-C or 'kdiag lab down'; prints the namespaces and the "
                       "kdiag commands to try from each, with what each should find.")
-def up_command(ctx: typer.Context, name: ScenarioArgument, kafka_version: KafkaVersionOption = None) -> ExitStatus:
+def up_command(ctx: typer.Context, name: ScenarioArgument, kafka_version: KafkaVersionOption = None,
+               debug: DebugOption = False) -> ExitStatus:
     from kdiag.lab.kafka import KafkaLabError
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import scenario_up
 
-    env = _env(ctx)
+    env = environment(ctx)
     if _needs_root(env):
         return ExitStatus.USAGE
     scenario = _scenario(name)
@@ -237,7 +230,7 @@ def down_command(
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import stop_running
 
-    env = _env(ctx)
+    env = environment(ctx)
     if _needs_root(env):
         return ExitStatus.USAGE
     if name is not None:
@@ -272,13 +265,13 @@ def run_command(
     fmt: FormatFlag = None,
     json_flag: JsonFlag = False,
     kafka_version: KafkaVersionOption = None,
+    debug: DebugOption = False,
 ) -> ExitStatus:
-    from kdiag.cli import choose_format
     from kdiag.lab.kafka import KafkaLabError
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import scenario_up
 
-    env = _env(ctx)
+    env = environment(ctx)
     fmt = choose_format(fmt, json_flag)
     if _needs_root(env):
         return ExitStatus.USAGE
@@ -344,3 +337,7 @@ def summary_line(name: str, runs: Sequence["VantageRun"], fmt: Format) -> str:
     if differing:
         text += f"; not as expected: {', '.join(differing)}"
     return (f"**{text}**\n" if fmt is Format.MARKDOWN else f"{text}\n")
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(lab_app, name="lab")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.capture.command import analyse_file, finish_live_capture, start_live_capture
+from kdiag.capture.session import analyse_file, finish_live_capture, start_live_capture
 from kdiag.capture.live import has_capture_permission
 from kdiag.capture.model import CaptureSummary
 from kdiag.capture.timeline import render_text

@@ -11,7 +11,8 @@ import pytest
 
 from kdiag.cli import Environment, main
 from kdiag.diagnose import diagnose
-from kdiag.diff import KINDS, diff_reports, diff_to_dict, render_diff
+from kdiag.diff import KINDS, diff_reports, diff_to_dict
+from kdiag.render.diff import render_diff
 from kdiag.exitstatus import ExitStatus
 from kdiag.render import Format
 from kdiag.report import Report, Vantage, report_to_json

@@ -6,21 +6,12 @@ import io
 import json
 from pathlib import Path
 
-import pytest
-import typer.main
-
 from kdiag import cli
-from kdiag.capture.command import broker_statuses, register
+from kdiag.capture.session import broker_statuses
 from kdiag.capture.synthetic import Broker, TcpConversation, metadata_request, metadata_response, write_pcap
 from kdiag.exitstatus import ExitStatus
 from kdiag.report import BrokerReport, Cluster, CoordinatorReport, Endpoint, Report
 from probes.results import DnsResult, KafkaCheck, TcpResult
-
-
-@pytest.fixture(scope="module", autouse=True)
-def pcap_command():
-    if "pcap" not in typer.main.get_command(cli.app).commands:  # until kdiag.cli registers it itself
-        register(cli.app)
 
 
 def run(*args: str) -> tuple[int, str, str]:

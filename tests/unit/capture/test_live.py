@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from kdiag.capture import live
-from kdiag.capture.command import start_live_capture
+from kdiag.capture.session import start_live_capture
 from kdiag.capture.pcapio import CaptureError
 from kdiag.exitstatus import UsageError
 from kdiag.report import Endpoint
@@ -47,7 +47,7 @@ def test_bpf_filter_takes_tcp_and_the_icmp_errors_answering_a_syn():
 
 
 def test_importing_the_capture_command_does_not_import_scapy():
-    code = ("import sys, kdiag.capture.command, kdiag.capture.timeline, kdiag.capture.flows; "
+    code = ("import sys, kdiag.capture.session, kdiag.capture.timeline, kdiag.capture.flows; "
             "print(any(m == 'scapy' or m.startswith('scapy.') for m in sys.modules))")
     assert subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout == "False\n"
 
