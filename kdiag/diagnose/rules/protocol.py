@@ -1,10 +1,10 @@
-"""Rules for what a port speaks once the TCP connection is up: Kafka or not, TLS or not, SASL or not.
+"""Rules for what a port speaks once the TCP connection is up: Kafka or not (NOT_KAFKA), and the endpoint views the
+TLS and SASL rules share.
 
 They look at the bootstrap endpoint the metadata came through and at every advertised broker the
-probe spoke Kafka to; an endpoint is reported once even if it is both. The TLS and SASL rules read
-the handshakes the probe did the way the client would (the ``tls`` and ``sasl`` stages, and each
-broker's ``tls`` and ``sasl``): verify codes, the certificate's names, the broker's SASL error code,
-its enabled mechanisms and its own error message.
+probe spoke Kafka to; an endpoint is reported once even if it is both. ``Probed`` is an endpoint the
+probe spoke Kafka to, ``Secured`` an endpoint's TLS handshake or SASL exchange; the rules reading
+those handshakes are in ``rules.tls`` and ``rules.sasl``.
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def _not_kafka(report: Report) -> tuple[Finding, ...]:
                    "  docker exec <broker container> env | grep -E 'KAFKA_(ADVERTISED_)?LISTENERS'\n"
                    f"Then check:  kdiag bootstrap {target.endpoint.host}:<Kafka listener port>")
         else:
-            fix = _advertised_port_fix(report, target, f"the port of broker {target.node_id}'s Kafka listener")
+            fix = advertised_port_fix(report, target, f"the port of broker {target.node_id}'s Kafka listener")
         findings.append(finding("NOT_KAFKA", "error", title, " ".join(explanation),
                                 {**target.evidence, "speaks": foreign.kind if foreign else None,
                                  "description": foreign.description if foreign else None,
@@ -130,7 +130,7 @@ def _not_kafka(report: Report) -> tuple[Finding, ...]:
     return tuple(findings)
 
 
-def _advertised_port_fix(report: Report, target: Probed, what: str) -> str:
+def advertised_port_fix(report: Report, target: Probed, what: str) -> str:
     node, host = target.node_id, target.endpoint.host
     line = f"{listener_protocol(report)}://{f'[{host}]' if ':' in host else host}:<port>"
     return (f"Broker {node} advertises port {target.endpoint.port}, which is not that listener. Advertise {what} "
@@ -157,7 +157,7 @@ class Secured:
         return {"node_id": self.node_id, "host": self.endpoint.host, "port": self.endpoint.port}
 
 
-def _advertised(report: Report):  # type: ignore[no-untyped-def]
+def routable_brokers(report: Report):  # type: ignore[no-untyped-def]
     """The advertised brokers a client would use from here (not 0.0.0.0, not someone else's loopback)."""
     for broker in report.cluster.brokers if report.cluster else ():
         if is_nonroutable(broker.host) or loopback_from_elsewhere(report, broker):

@@ -12,7 +12,7 @@ from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_
 from kdiag.diagnose.fixes import client_settings_fix, secure_protocol_for
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.diagnose.rules.protocol import Secured, _advertised, probed
+from kdiag.diagnose.rules.protocol import Secured, probed, routable_brokers
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, RoundtripDetail, SaslDetail
 
@@ -68,7 +68,7 @@ def sasl_targets(report: Report) -> Iterator[Secured]:
         if key not in seen:
             seen.add(key)
             yield Secured(endpoint, sasl=result)
-    for broker in _advertised(report):
+    for broker in routable_brokers(report):
         key = (normalise_host(broker.host), broker.port)
         if broker.sasl is None or broker.sasl.status == "skip" or key in seen:
             continue

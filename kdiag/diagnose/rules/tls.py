@@ -14,7 +14,7 @@ from kdiag.diagnose.fixes import (KRAFT_NOTE, client_settings_fix, free_port_bas
                                   secure_protocol_for)
 from kdiag.diagnose.hosts import classify_host, normalise_host
 from kdiag.diagnose.rule import Rule, finding
-from kdiag.diagnose.rules.protocol import Probed, Secured, _advertised, _advertised_port_fix, is_tls, probed
+from kdiag.diagnose.rules.protocol import Probed, Secured, advertised_port_fix, is_tls, probed, routable_brokers
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, TlsDetail
 from probes.results import KafkaCheck, TlsResult
@@ -62,7 +62,7 @@ def _tls_expected(report: Report) -> tuple[Finding, ...]:
                      "clients that came in without TLS")
             explanation += (" The bootstrap answered in plaintext, so this broker's advertised address names the "
                             "port of a different listener than the one the client uses.")
-            fix = _advertised_port_fix(report, target, "the port of its plaintext listener")
+            fix = advertised_port_fix(report, target, "the port of its plaintext listener")
         findings.append(finding("TLS_EXPECTED", "error", title, explanation,
                                 {**target.evidence, "client_security_protocol": security_protocol(report),
                                  "preview": kafka.foreign.preview if kafka.foreign else None}, fix))
@@ -84,7 +84,7 @@ def tls_targets(report: Report) -> Iterator[Secured]:
         if failed and len(failed) == len(results):
             seen.add((normalise_host(host), port))
             yield Secured(Endpoint(host, port), tls=failed[0])
-    for broker in _advertised(report):
+    for broker in routable_brokers(report):
         key = (normalise_host(broker.host), broker.port)
         if broker.tls is None or broker.tls.status in ("ok", "skip") or key in seen:
             continue
@@ -161,7 +161,7 @@ def _tls_unexpected(report: Report) -> tuple[Finding, ...]:
                      "was cut off: a plaintext listener?")
             explanation += (" The bootstrap connection did TLS, so this broker advertises the port of a different "
                             "listener than the one the client uses.")
-            fix = _advertised_port_fix(report, Probed(target.endpoint, KafkaCheck("skip"), target.node_id),
+            fix = advertised_port_fix(report, Probed(target.endpoint, KafkaCheck("skip"), target.node_id),
                                        "the port of its TLS listener")
         findings.append(finding("TLS_UNEXPECTED", "error" if confirmed else "warning", title, explanation,
                                 {**target.evidence, "client_security_protocol": protocol, "tls_status": result.status,
@@ -271,7 +271,7 @@ def _hostname_mismatch(report: Report) -> tuple[Finding, ...]:
                    f"  keytool -certreq ... -ext SAN={san.replace('DNS:', 'dns:').replace('IP:', 'ip:')}"]
         dns_names = [n for n in (cert.dns_names if cert else ()) if "*" not in n]
         if dns_names and target.node_id is not None:
-            options.append(f"or advertise a name the certificate already holds, if it resolves and connects from the "
+            options.append("or advertise a name the certificate already holds, if it resolves and connects from the "
                            "clients:\n\n" + property_lines(target.node_id, [(
                                "advertised.listeners", f"{listener_protocol(report)}://{dns_names[0]}:"
                                f"{target.endpoint.port}")]) + f"\n\n{KRAFT_NOTE}")
