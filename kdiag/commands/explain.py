@@ -74,7 +74,7 @@ def run_explain_command(text: list[str], *, file: str | None, env: Environment, 
     """Reads the input (TEXT, --file or stdin), explains it, prints it; exit 1 if it shows problems."""
     from kdiag.explain.engine import explain_text
     from kdiag.explain.reader import read_blocks
-    from kdiag.explain.render import render_explanation
+    from kdiag.render.explain import render_explanation
 
     if text and file is not None:
         raise UsageError("give the log as TEXT or with --file, not both")

@@ -24,7 +24,7 @@ _EXPORTS = {
     "Explanation": "kdiag.explain.engine",
     "explanation_to_dict": "kdiag.explain.engine", "SCHEMA": "kdiag.explain.engine",
     "read_blocks": "kdiag.explain.reader", "read_lines": "kdiag.explain.reader", "Block": "kdiag.explain.reader",
-    "render_explanation": "kdiag.explain.render", "PATTERNS": "kdiag.explain.patterns",
+    "render_explanation": "kdiag.render.explain", "PATTERNS": "kdiag.explain.patterns",
 }
 
 __all__ = sorted(_EXPORTS)

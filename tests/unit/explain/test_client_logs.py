@@ -185,7 +185,7 @@ def test_sasl_client_on_a_listener_without_sasl():
 @pytest.mark.parametrize("name", ["sasl.wrong_password.kcat_list", "sasl.wrong_password.console_producer"])
 def test_the_pasted_password_is_nowhere_in_the_answer(name):
     from kdiag.explain.engine import explanation_to_dict
-    from kdiag.explain.render import render_explanation
+    from kdiag.render.explain import render_explanation
     from kdiag.render import Format
 
     paste = client_log(name)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from kdiag.explain.render import render_explanation
+from kdiag.render.explain import render_explanation
 from kdiag.render import Format
 from tests.unit.explain.helpers import explained
 
