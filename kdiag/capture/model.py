@@ -36,7 +36,12 @@ FAILED_HANDSHAKES = (REFUSED, UNREACHABLE, NO_ANSWER)
 
 
 def iso_time(timestamp: float) -> str:
-    moment = _dt.datetime.fromtimestamp(timestamp, _dt.timezone.utc)
+    """ISO-8601 UTC; a time no calendar date holds (a corrupt capture's year 10^12) is said as such,
+    with the seconds it claimed, rather than raised."""
+    try:
+        moment = _dt.datetime.fromtimestamp(timestamp, _dt.timezone.utc)
+    except (ValueError, OverflowError, OSError):
+        return f"out-of-range time ({timestamp:.6g} s since 1970)"
     return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 

@@ -47,6 +47,9 @@ _PCAP_MAGIC = {
 _PCAPNG_SHB = b"\x0a\x0d\x0d\x0a"
 _PCAPNG_BOM = {b"\x1a\x2b\x3c\x4d": ">", b"\x4d\x3c\x2b\x1a": "<"}
 _PCAPNG_IDB, _PCAPNG_PB, _PCAPNG_SPB, _PCAPNG_EPB = 1, 2, 3, 6
+# The smallest total length each block type's fixed fields fit in (type, length, fields, trailing length):
+# a shorter block is read past its end, or past the file's, if trusted.
+_PCAPNG_MIN_LENGTH = {_PCAPNG_IDB: 20, _PCAPNG_PB: 32, _PCAPNG_SPB: 16, _PCAPNG_EPB: 32}
 
 _CHUNK = 1 << 20
 # No real capture has a record this large; a larger length means the file is corrupt from here on.
@@ -215,6 +218,10 @@ class CaptureReader:
             buf, pos = self._buf, self._pos
             self._pos = pos + block_len
             body = pos + 8
+            if block_len < _PCAPNG_MIN_LENGTH.get(block_type, 12):
+                self.warnings.append((number + 1, f"pcapng block of type {block_type} after packet {number} is "
+                                                  f"{block_len} bytes, too short for its own fields; block skipped"))
+                continue
             if block_type == _PCAPNG_EPB or block_type == _PCAPNG_PB:
                 if block_type == _PCAPNG_EPB:
                     iface, ts_high, ts_low, caplen, _ = struct.unpack_from(endian + "IIIII", buf, body)
@@ -250,7 +257,7 @@ class CaptureReader:
         at = body + 8
         while at + 4 <= end:
             code, length = struct.unpack_from(endian + "HH", buf, at)
-            if code == 0:
+            if code == 0 or at + 4 + length > end:  # end of options, or an option running past its block
                 break
             value = buf[at + 4:at + 4 + length]
             if code == 9 and length >= 1:  # if_tsresol
