@@ -26,7 +26,7 @@ def render_markdown(report: Report) -> str:
     if coordinator is not None:
         blocks.append(coordinator[:1].upper() + coordinator[1:] + ".")
     if report.capture is not None:
-        from kdiag.capture.timeline import render_markdown as render_capture
+        from kdiag.render.pcap import render_markdown as render_capture
 
         blocks.append("### On the wire (--capture)\n\n" + render_capture(report.capture).split("\n", 1)[1].strip())
     blocks.extend(render_finding(f) for f in report.findings)

@@ -55,7 +55,7 @@ def draw_report(console: Console, report: Report) -> None:
         console.print(Text(coordinator[:1].upper() + coordinator[1:]))
         console.print()
     if report.capture is not None:
-        from kdiag.capture.timeline import render_text as render_capture
+        from kdiag.render.pcap import render_text as render_capture
 
         console.print(Text("On the wire (--capture)"))
         console.print(Text(render_capture(report.capture).rstrip("\n")))

@@ -31,7 +31,7 @@ import pytest
 from kdiag.capture.session import analyse_file, finish_live_capture, start_live_capture
 from kdiag.capture.live import has_capture_permission
 from kdiag.capture.model import CaptureSummary
-from kdiag.capture.timeline import render_text
+from kdiag.render.pcap import render_text
 from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
 from probes.codec import ApiVersionsRequest, KafkaClientProtocol, MetadataRequest
 

@@ -14,7 +14,7 @@ from kdiag.capture.synthetic import (
     metadata_request,
     metadata_response,
 )
-from kdiag.capture.timeline import render_markdown, render_text, render_timeline
+from kdiag.render.pcap import render_markdown, render_text, render_timeline
 from kdiag.jsonform import from_json
 from probes.codec import ApiVersionsRequest, FindCoordinatorRequest, encode_request
 from tests.unit.capture.helpers import BROKERS
