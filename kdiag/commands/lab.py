@@ -10,7 +10,6 @@ check root, and hand over to :mod:`kdiag.lab.runner`; each returns an ``ExitStat
 import json
 import signal
 import time
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
@@ -20,7 +19,6 @@ from kdiag.exitstatus import ExitStatus, UsageError
 from kdiag.render import Format
 
 if TYPE_CHECKING:
-    from kdiag.lab.runner import LiveScenario, VantageRun
     from kdiag.lab.scenarios.base import Scenario
 
 LIST_SCHEMA = "kdiag.lab-list/1"
@@ -113,6 +111,7 @@ def _did_not_come_up(env: "Environment", scenario: "Scenario", error: Exception)
                  help="The scenarios: name and title (--json: everything, with each vantage's expected outcome).")
 def list_command(ctx: typer.Context, json_flag: JsonFlag = False, debug: DebugOption = False) -> ExitStatus:
     from kdiag.lab.scenarios import all_scenarios
+    from kdiag.render.lab import scenario_list
 
     env = environment(ctx)
     scenarios = all_scenarios()
@@ -120,9 +119,7 @@ def list_command(ctx: typer.Context, json_flag: JsonFlag = False, debug: DebugOp
         document = {"schema": LIST_SCHEMA, "scenarios": [scenario_json(scenario) for scenario in scenarios]}
         env.write(json.dumps(document, indent=2) + "\n")
         return ExitStatus.OK
-    width = max(len(scenario.name) for scenario in scenarios)
-    for scenario in scenarios:
-        env.write(f"{scenario.name:<{width}}  {scenario.title}\n")
+    env.write(scenario_list(scenarios))
     return ExitStatus.OK
 
 
@@ -153,6 +150,7 @@ def up_command(ctx: typer.Context, name: ScenarioArgument, kafka_version: KafkaV
     from kdiag.lab.kafka import KafkaLabError
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import scenario_up
+    from kdiag.render.lab import describe_live
 
     env = environment(ctx)
     if _needs_root(env):
@@ -187,33 +185,6 @@ def _bringing_up(env: "Environment", scenario: "Scenario", version: str) -> None
     brokers = len(scenario.brokers)
     env.say(f"kdiag lab: bringing up {scenario.name}: {len(scenario.topology.hosts)} namespaces, "
             f"{brokers} Kafka {version} broker{'s' if brokers > 1 else ''}")
-
-
-def describe_live(live: "LiveScenario", version: str, *, seconds: float) -> str:
-    """What ``kdiag lab up`` prints once the scenario is up: where everything is, and what to run."""
-    scenario = live.scenario
-    lines = [f"{scenario.name} is up ({seconds:.1f} s): {scenario.title}", "", "Namespaces:"]
-    width = max(len(host.name) for host in scenario.topology.hosts)
-    ns_width = max(len(live.ns(host.name)) for host in scenario.topology.hosts)
-    for host in scenario.topology.hosts:
-        addresses = ", ".join(scenario.addresses(host.name))
-        lines.append(f"  {host.name:<{width}}  {live.ns(host.name):<{ns_width}}  {addresses}".rstrip())
-    lines += ["", f"Kafka {version}:"]
-    for broker in scenario.brokers:
-        spec = broker.spec
-        advertised = (",".join(listener.url for listener in spec.advertised) if spec.advertised is not None
-                      else "(unset: the canonical host name)")
-        lines.append(f"  broker {spec.node_id} in {broker.host}:")
-        lines.append(f"    listeners={','.join(listener.url for listener in spec.listeners)}")
-        lines.append(f"    advertised.listeners={advertised}")
-        if spec.hostname:
-            lines.append(f"    host name {spec.hostname}")
-    lines += ["", "Try (as root); each comment says what kdiag should find there:"]
-    for vantage in scenario.vantages:
-        lines.append(f"  # {vantage.name}: {vantage.expect.summary()}")
-        lines.append(f"  {live.command(vantage)}")
-    lines += ["", f"Held up until Ctrl-C or: kdiag lab down {scenario.name}", ""]
-    return "\n".join(lines)
 
 
 # --------------------------------------------------------------------------- kdiag lab down
@@ -270,6 +241,7 @@ def run_command(
     from kdiag.lab.kafka import KafkaLabError
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import scenario_up
+    from kdiag.render.lab import render_run, summary_line
 
     env = environment(ctx)
     fmt = choose_format(fmt, json_flag)
@@ -303,40 +275,6 @@ def run_command(
         env.write(summary_line(scenario.name, runs, fmt))
     env.say(f"kdiag lab: {scenario.name} is torn down ({time.monotonic() - started:.1f} s in all)")
     return ExitStatus.OK if matched == len(runs) else ExitStatus.PROBLEMS
-
-
-def verdict(run: "VantageRun") -> list[str]:
-    """``as expected: exit 1, ADVERTISED_LOOPBACK``, or what differs, one line each."""
-    if run.as_expected:
-        return [f"as expected: {run.vantage.expect.summary()}"]
-    return [f"NOT as expected: got {run.found()}, expected {run.vantage.expect.summary()}",
-            *(f"  - {difference}" for difference in run.differences)]
-
-
-def render_run(run: "VantageRun", fmt: Format) -> str:
-    vantage = run.vantage
-    stderr = [line for line in run.stderr.splitlines() if line.strip()]
-    if fmt is Format.MARKDOWN:
-        parts = [f"## {vantage.name}: from {vantage.host}", "", f"`{run.command}`", "", vantage.why, "",
-                 run.output.rstrip(), ""]
-        parts += [f"> {line}" for line in stderr] + ([""] if stderr else [])
-        parts += [f"**{line}**" if i == 0 else line for i, line in enumerate(verdict(run))] + ["", ""]
-        return "\n".join(parts)
-    rule = "─" * 100
-    parts = [rule, f"{vantage.name}: from {vantage.host}", f"$ {run.command}"]
-    parts += [f"  {vantage.why}"] if vantage.why else []
-    parts += [rule, run.output.rstrip(), *(f"stderr: {line}" for line in stderr)]
-    parts += ["", *(f"» {line}" for line in verdict(run)), "", ""]
-    return "\n".join(parts)
-
-
-def summary_line(name: str, runs: Sequence["VantageRun"], fmt: Format) -> str:
-    matched = sum(run.as_expected for run in runs)
-    differing = [run.vantage.name for run in runs if not run.as_expected]
-    text = f"{name}: {matched} of {len(runs)} vantage{'s' if len(runs) > 1 else ''} as expected"
-    if differing:
-        text += f"; not as expected: {', '.join(differing)}"
-    return (f"**{text}**\n" if fmt is Format.MARKDOWN else f"{text}\n")
 
 
 def register(app: typer.Typer) -> None:

@@ -12,7 +12,7 @@ import pytest
 
 from kdiag.cli import Environment, main
 from kdiag.exitstatus import ExitStatus
-from kdiag.commands.lab import render_run, summary_line, verdict
+from kdiag.render.lab import render_run, summary_line, verdict
 from kdiag.lab.kafka import KAFKA_VERSION
 from kdiag.lab.runner import VantageRun
 from kdiag.lab.scenarios import all_scenarios, get_scenario
