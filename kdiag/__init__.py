@@ -1,3 +1,5 @@
 """kdiag: Kafka client-connectivity diagnostics."""
 
-__version__ = "0.1.0"
+from probes import __version__
+
+__all__ = ["__version__"]

@@ -12,8 +12,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kdiag import __version__
+from probes import __version__
 from probes import tcp
+from probes.certificates import name_in_certificate
 from probes.codec import (
     SPECS,
     ApiVersionsRequest,
@@ -39,7 +40,8 @@ from probes.codec.errors import (ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED,
 from probes.deadline import elapsed_ms
 from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
 from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
-from probes.tls import TlsAlertReceived, TlsClient, TlsSettings, name_in_certificate, refused
+from probes.tls import TlsAlertReceived, TlsClient, refused
+from probes.tls_settings import TlsSettings
 
 CLIENT_ID = "kdiag"
 # A broker answers ApiVersions in milliseconds; a port silent this long is not a working broker.

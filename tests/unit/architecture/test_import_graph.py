@@ -1,0 +1,135 @@
+"""The house's rules, read from the source: no import cycles in ``kdiag/`` and ``probes/`` (imports
+inside functions count: a module never imports its importer), ``probes/`` imports nothing of
+``kdiag``, and the lower rooms do not reach up into commands, views or the CLI."""
+
+from __future__ import annotations
+
+import ast
+import functools
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[3]
+PACKAGES = ("kdiag", "probes")
+
+
+def module_name(path: Path) -> str:
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def modules() -> dict[str, Path]:
+    return {module_name(path): path for package in PACKAGES for path in (REPO / package).rglob("*.py")}
+
+
+def imported(tree: ast.AST, name: str, is_package: bool, known: set[str]) -> Iterator[str]:
+    """Every kdiag/probes module ``tree`` imports, wherever the import statement stands."""
+    package = name if is_package else name.rpartition(".")[0]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                source = ".".join(base + ([node.module] if node.module else []))
+            else:
+                source = node.module or ""
+            targets = [f"{source}.{alias.name}" for alias in node.names if f"{source}.{alias.name}" in known]
+            targets = targets or [source]
+        else:
+            continue
+        for target in targets:
+            while target and target not in known:  # `import kdiag.capture.model` names the module itself
+                target = target.rpartition(".")[0]
+            if target:
+                yield target
+
+
+@functools.cache
+def import_graph() -> dict[str, set[str]]:
+    found = modules()
+    known = set(found)
+    graph = {}
+    for name, path in found.items():
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        graph[name] = {t for t in imported(tree, name, path.name == "__init__.py", known) if t != name}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_kdiag_and_probes_have_no_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_probes_import_nothing_from_kdiag():
+    bad = {name: sorted(t for t in targets if t.split(".")[0] == "kdiag")
+           for name, targets in import_graph().items() if name.split(".")[0] == "probes"}
+    assert {name: targets for name, targets in bad.items() if targets} == {}
+
+
+def test_only_the_cli_and_its_entry_point_import_the_cli():
+    importers = sorted(name for name, targets in import_graph().items() if "kdiag.cli" in targets)
+    assert importers == ["kdiag.__main__"]
+
+
+def test_the_model_rules_and_probes_import_no_command_view_or_environment():
+    upper = ("kdiag.commands", "kdiag.render", "kdiag.environment", "kdiag.cli")
+    lower = ("kdiag.finding", "kdiag.report", "kdiag.jsonform", "kdiag.diagnose", "probes")
+    bad = {name: sorted(t for t in targets if t.startswith(upper))
+           for name, targets in import_graph().items() if name.startswith(lower)}
+    assert {name: targets for name, targets in bad.items() if targets} == {}
+
+
+def test_the_finding_type_is_the_bottom_of_kdiag():
+    assert import_graph()["kdiag.finding"] == set()
+
+
+def test_the_cycle_finder_finds_a_cycle():  # the guard guards
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def test_the_version_the_probes_announce_is_the_distributions():
+    import tomllib
+
+    import kdiag
+    import probes
+
+    declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert probes.__version__ == kdiag.__version__ == declared
