@@ -1,0 +1,190 @@
+"""The catalog of finding ids: what each means, where it is raised, the usual fix, and the lab
+scenarios that reproduce it — what ``kdiag findings`` prints and ``docs/findings.md`` holds.
+
+The title and severity of an id raised by a diagnosis rule come from that rule (``kdiag.diagnose``),
+so the catalog cannot drift from what the rules say; the rest is written here once. A test keeps
+this catalog, the rules, explain's patterns, the lab's expectations and ``docs/findings.md`` equal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+# Where an id is raised: a stage of ``kdiag bootstrap``, or another command.
+DNS, TCP, TLS, SASL, METADATA, ADVERTISED, ROUNDTRIP = "dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip"
+EXPLAIN, PCAP, DIFF, WATCH = "explain", "pcap", "diff", "watch"
+
+
+@dataclass(frozen=True)
+class CatalogEntry:
+    id: str
+    severity: str
+    title: str
+    meaning: str  # what it means, in a sentence or two
+    raised_by: tuple[str, ...]  # bootstrap stages (dns, tcp, ...) and commands (explain, pcap, ...)
+    fix: str  # the usual fix, in words; the finding itself carries the copy-paste lines
+    scenarios: tuple[str, ...] = ()  # ``kdiag lab`` scenarios in which some vantage expects it
+
+
+@dataclass(frozen=True)
+class _Text:
+    meaning: str
+    raised_by: tuple[str, ...]
+    fix: str
+
+
+_TEXTS: dict[str, _Text] = {
+    "BOOTSTRAP_UNRESOLVABLE": _Text(
+        "No address for the bootstrap host: NXDOMAIN, no answer, SERVFAIL or a resolver that does not answer.",
+        (DNS, EXPLAIN),
+        "Fix the name (a typo, a missing DNS record or hosts entry) or bootstrap with an address that resolves here."),
+    "BOOTSTRAP_REFUSED": _Text(
+        "The bootstrap host resolves, but nothing listens on that port (or a firewall REJECTs with a reset).",
+        (TCP, EXPLAIN),
+        "Check the port and that the broker listens on an interface this machine can reach (listeners=), or use the "
+        "listener that does (see OTHER_LISTENER_WORKS)."),
+    "BOOTSTRAP_TIMEOUT": _Text(
+        "Connecting to the bootstrap address times out: packets are dropped on the way (security group, firewall, "
+        "NACL) or the host is not there.",
+        (TCP, EXPLAIN),
+        "Open the port from this network (security group / firewall rule for the client's source address)."),
+    "BOOTSTRAP_UNREACHABLE": _Text(
+        "No route to the bootstrap address (ICMP host or network unreachable): routing, VPN or peering.",
+        (TCP, EXPLAIN),
+        "Fix the route from this machine to the cluster's network (VPN, peering, route tables)."),
+    "NOT_KAFKA": _Text(
+        "The port accepts connections but does not speak Kafka: HTTP, SSH, ZooKeeper, a proxy's page, or silence.",
+        (METADATA, ADVERTISED, EXPLAIN, PCAP),
+        "Bootstrap with the Kafka listener's port; the evidence says what answered instead."),
+    "TLS_EXPECTED": _Text(
+        "A plaintext client on a TLS listener: the broker answers the client's first request with a TLS alert.",
+        (METADATA, EXPLAIN, PCAP),
+        "Set security.protocol=SSL (or SASL_SSL) and the CA, or use the cluster's plaintext listener."),
+    "TLS_UNEXPECTED": _Text(
+        "A TLS client on a plaintext listener: the handshake gets Kafka bytes, or the connection closes.",
+        (TLS, EXPLAIN, PCAP),
+        "Set security.protocol=PLAINTEXT (or SASL_PLAINTEXT), or bootstrap with the TLS listener's port."),
+    "TLS_CERT_UNTRUSTED": _Text(
+        "The broker's certificate chain does not verify against the client's CA bundle.",
+        (TLS, ADVERTISED, EXPLAIN),
+        "Give the client the CA that signed the broker's certificate (ssl.ca.location / ssl.truststore.location)."),
+    "TLS_HOSTNAME_MISMATCH": _Text(
+        "The name the client connects to (bootstrap or advertised) is not in the broker's certificate.",
+        (TLS, ADVERTISED, EXPLAIN),
+        "Reissue the certificate with that name in its subjectAltName, or advertise a name the certificate has."),
+    "TLS_CLIENT_CERT_REQUIRED": _Text(
+        "The listener requires a client certificate (ssl.client.auth=required) and the client sent none.",
+        (TLS, EXPLAIN),
+        "Give the client a keystore or certificate and key (ssl.keystore.location / ssl.certificate.location)."),
+    "TLS_CLIENT_CERT_REJECTED": _Text(
+        "The client sent a certificate the broker does not trust.",
+        (TLS, EXPLAIN),
+        "Sign the client certificate with a CA in the broker's truststore, or add its CA there."),
+    "SASL_REQUIRED": _Text(
+        "The listener wants SASL and the client sent none: the broker closes the connection on the first request.",
+        (METADATA, SASL, EXPLAIN),
+        "Set security.protocol=SASL_PLAINTEXT or SASL_SSL with the mechanism and credentials."),
+    "SASL_MECHANISM_MISMATCH": _Text(
+        "The client's SASL mechanism is not among those the listener enables.",
+        (SASL, EXPLAIN),
+        "Use a mechanism the listener enables (the evidence lists them), or enable the client's on the broker."),
+    "SASL_AUTH_FAILED": _Text(
+        "The broker rejected the SASL credentials.",
+        (SASL, EXPLAIN),
+        "Check the user name and password (and for SCRAM, that the user exists with that mechanism)."),
+    "ADVERTISED_NONROUTABLE": _Text(
+        "A broker advertises 0.0.0.0, a multicast or another address no client can connect to.",
+        (ADVERTISED, EXPLAIN, PCAP),
+        "Set advertised.listeners to a name or address clients use; 0.0.0.0 belongs in listeners= only."),
+    "ADVERTISED_LOOPBACK": _Text(
+        "A broker advertises localhost/127.x/::1 while this client reached the cluster through another address: "
+        "every later connection goes to the client's own machine.",
+        (ADVERTISED, EXPLAIN, PCAP),
+        "Advertise the address clients reach the broker by (the one the bootstrap used), per listener."),
+    "ADVERTISED_UNRESOLVABLE": _Text(
+        "An advertised broker host does not resolve from here: an EC2 internal name, a container name, a "
+        "Kubernetes service name.",
+        (ADVERTISED, EXPLAIN),
+        "Advertise a name this network resolves, or add a listener for clients outside (advertised per listener)."),
+    "ADVERTISED_UNREACHABLE": _Text(
+        "An advertised broker resolves, but its port is refused, filtered or unroutable from here (NAT, port "
+        "mapping, firewall on the brokers).",
+        (ADVERTISED, EXPLAIN, PCAP),
+        "Advertise the host and port clients can reach (the NAT'd or mapped one), or open the path to it."),
+    "ADVERTISED_DUPLICATE": _Text(
+        "Two brokers advertise the same host and port, so clients cannot reach one of them.",
+        (ADVERTISED, EXPLAIN, PCAP),
+        "Give each broker its own advertised host:port."),
+    "ADVERTISED_WRONG_BROKER": _Text(
+        "An advertised endpoint is reachable but answers as another broker or another cluster (port mappings "
+        "crossed, a load balancer, a stale DNS record).",
+        (ADVERTISED,),
+        "Point each advertised endpoint at its own broker (check port mappings and DNS records)."),
+    "PARTIAL_CLUSTER": _Text(
+        "Some brokers are reachable and some are not: names the partitions and topics whose leaders cannot be "
+        "reached.",
+        (ADVERTISED, EXPLAIN),
+        "Fix the unreachable brokers' advertised listeners (the other findings say how)."),
+    "COORDINATOR_UNREACHABLE": _Text(
+        "The consumer-group coordinator's advertised endpoint cannot be reached: producers work, consumers hang.",
+        (ADVERTISED, EXPLAIN, PCAP),
+        "Fix that broker's advertised listener; consumers need the coordinator as much as the leaders."),
+    "NO_LEADER": _Text(
+        "A partition has no leader (its replicas are offline), so produce and fetch to it fail.",
+        (METADATA, EXPLAIN),
+        "Bring the partition's replicas back; see kafka-topics --describe --unavailable-partitions."),
+    "TOPIC_NOT_FOUND": _Text(
+        "The round-trip topic does not exist and the broker does not create it.",
+        (ROUNDTRIP, EXPLAIN),
+        "Create the topic, or enable auto.create.topics.enable on the brokers."),
+    "TOPIC_AUTHORIZATION_FAILED": _Text(
+        "The client's principal may not use the topic (ACLs).",
+        (ROUNDTRIP, EXPLAIN),
+        "Grant the principal WRITE/READ on the topic (and READ on the group) with kafka-acls."),
+    "ROUNDTRIP_FAILED": _Text(
+        "Produce or consume failed for another reason; the client's own error text is in the evidence.",
+        (ROUNDTRIP, EXPLAIN),
+        "Read the client's error in the evidence; it names the cause."),
+    "OTHER_LISTENER_WORKS": _Text(
+        "Another listener of the bootstrap host works from here: its advertised brokers all resolve and answer.",
+        (ADVERTISED, TCP),
+        "Bootstrap with that listener's port instead, if it is meant for clients where you are."),
+}
+
+
+def catalog() -> tuple[CatalogEntry, ...]:
+    """Every finding id, in the diagnosis catalog's order, with the lab scenarios that reproduce it."""
+    from kdiag.diagnose import CATALOG
+
+    rules = {rule.id: rule for rule in CATALOG}
+    missing = sorted(set(rules) - set(_TEXTS))
+    if missing:
+        raise RuntimeError(f"finding ids without a catalog entry in kdiag/catalog.py: {', '.join(missing)}")
+    scenarios = _scenarios_by_id()
+    ordered = list(rules) + [finding_id for finding_id in _TEXTS if finding_id not in rules]
+    entries = []
+    for finding_id in ordered:
+        text = _TEXTS[finding_id]
+        rule = rules.get(finding_id)
+        entries.append(CatalogEntry(
+            id=finding_id, severity=rule.severity if rule else "error", title=rule.title if rule else finding_id,
+            meaning=text.meaning, raised_by=text.raised_by, fix=text.fix,
+            scenarios=tuple(sorted(scenarios.get(finding_id, ()))),
+        ))
+    return tuple(entries)
+
+
+def entry(finding_id: str) -> CatalogEntry | None:
+    wanted = finding_id.strip().upper()
+    return next((e for e in catalog() if e.id == wanted), None)
+
+
+def _scenarios_by_id() -> dict[str, set[str]]:
+    from kdiag.lab.scenarios import all_scenarios
+
+    found: dict[str, set[str]] = {}
+    for scenario in all_scenarios():
+        for vantage in scenario.vantages:
+            for expected in (*vantage.expect.findings, *vantage.expect.hints):
+                found.setdefault(expected.id, set()).add(scenario.name)
+    return found
