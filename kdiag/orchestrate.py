@@ -39,7 +39,8 @@ from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authentica
                           start_tls)
 from probes.results import DnsResult, KafkaCheck, ListenerScan, SaslResult, TcpResult
 from probes.sasl import SaslConfigError
-from probes.tls import TlsConfigError, describe
+from probes.tls import describe
+from probes.tls_settings import TlsConfigError
 
 # progress(stage_name, stage) is called with stage=None when a stage starts and with the finished
 # Stage when it ends; renderers use it for the live view on a terminal.

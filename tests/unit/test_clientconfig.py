@@ -348,7 +348,7 @@ def test_pkcs12_truststore_becomes_ssl_ca_pem_with_where_it_came_from(pkcs12_tru
     assert settings.settings["ssl.ca.pem"].endswith(ca_pem)
     origin = f"ssl.truststore.location={path} (PKCS#12, 1 certificate)"
     assert settings.redacted() == {"ssl.ca.pem": f"<the certificates of {origin}>"}
-    from probes.tls import TlsSettings
+    from probes.tls_settings import TlsSettings
 
     tls = TlsSettings.from_librdkafka({"security.protocol": "SSL", **settings.settings})
     assert tls.trust == origin

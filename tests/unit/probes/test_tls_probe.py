@@ -18,10 +18,11 @@ from pathlib import Path
 import pytest
 
 from probes import tcp
+from probes.certificates import decode_certificate, name_in_certificate
 from probes.kafka import start_tls
 from probes.results import CertificateInfo
-from probes.tls import (TlsClient, TlsConfigError, TlsSettings, decode_certificate, describe,
-                        name_in_certificate)
+from probes.tls import TlsClient, describe
+from probes.tls_settings import TlsConfigError, TlsSettings
 from tests.fakebroker import API_VERSIONS, FakeBroker, answer_api_versions, close, respond
 
 TIMEOUT = 3.0
