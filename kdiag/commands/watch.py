@@ -1,0 +1,411 @@
+"""``kdiag watch``: the sidecar. Probe the cluster every interval in process, serve /metrics,
+/livez, /readyz, /report and /probe, log transitions, and deliver every report to the sinks.
+
+Every option also comes from the environment (``KDIAG_<OPTION>``, see ``ENVIRONMENT``), so a pod
+spec needs no arguments; client settings come from ``--command-config``/``KDIAG_COMMAND_CONFIG`` (a
+mounted properties file), from ``KDIAG_CLIENT_<NAME>`` variables (the librdkafka name upper-cased,
+dots as underscores: ``KDIAG_CLIENT_SASL_PASSWORD``) or ``KDIAG_CLIENT_<NAME>_FILE`` (the value read
+from a file, e.g. a mounted Secret), and from ``-X`` last.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import signal
+import sys
+import threading
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
+from kdiag.exitstatus import ExitStatus, UsageError
+
+DEFAULT_LISTEN = "0.0.0.0:9108"
+MIN_INTERVAL, MAX_SECONDS = 0.1, 86400.0
+SHUTDOWN_BUDGET = 1.5  # seconds for the sinks to flush after SIGTERM/SIGINT; the process is gone by 2 s
+EXIT_WATCHDOG = 1.9
+
+HELP = """\
+Run as a sidecar: probe the cluster from this pod every --interval (in process, one probe at a
+time, each within --timeout), log one line per transition (healthy → broken with the finding ids,
+broken → healthy, findings changed), and serve /metrics (Prometheus), /livez, /readyz, /report
+(the last JSON report) and /probe?target=HOST:PORT (one probe on demand, blackbox_exporter style).
+Reports also go to stdout (--report-stdout), a directory of *.jsonl files (--report-dir) and a
+Kafka topic behind an on-disk spool (--report-topic, --spool-dir). Every option can be set from the
+environment (KDIAG_BOOTSTRAP, KDIAG_INTERVAL, KDIAG_LISTEN, ...).
+"""
+
+EPILOG = """\
+\b
+Examples:
+  kdiag watch kafka-0.kafka:9092 --vantage k8s/prod-eu/payments
+  KDIAG_BOOTSTRAP=kafka:9092 KDIAG_INTERVAL=15s kdiag watch
+  kdiag watch kafka:9093 --command-config /etc/kdiag/client.properties \\
+      --report-topic kdiag.reports --spool-dir /var/spool/kdiag
+  KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/kafka-password kdiag watch kafka:9092 \\
+      -X security.protocol=SASL_SSL -X sasl.mechanisms=SCRAM-SHA-512 -X sasl.username=probe
+
+\b
+Exit status:
+  0    stopped by SIGTERM
+  2    bad input or usage (one line on stderr), the --listen port in use
+  130  stopped by SIGINT (Ctrl-C)
+"""
+
+# The environment variable of each option (one table in README "kdiag watch").
+ENVIRONMENT = {
+    "bootstrap": "KDIAG_BOOTSTRAP", "interval": "KDIAG_INTERVAL", "timeout": "KDIAG_TIMEOUT",
+    "connect_timeout": "KDIAG_CONNECT_TIMEOUT", "listen": "KDIAG_LISTEN", "ready_when": "KDIAG_READY_WHEN",
+    "log_format": "KDIAG_LOG_FORMAT", "vantage": "KDIAG_VANTAGE", "topic": "KDIAG_TOPIC",
+    "no_roundtrip": "KDIAG_NO_ROUNDTRIP", "command_config": "KDIAG_COMMAND_CONFIG",
+    "report_stdout": "KDIAG_REPORT_STDOUT", "report_dir": "KDIAG_REPORT_DIR",
+    "report_dir_max_bytes": "KDIAG_REPORT_DIR_MAX_BYTES", "report_dir_max_files": "KDIAG_REPORT_DIR_MAX_FILES",
+    "report_dir_max_age": "KDIAG_REPORT_DIR_MAX_AGE", "report_topic": "KDIAG_REPORT_TOPIC",
+    "report_bootstrap": "KDIAG_REPORT_BOOTSTRAP", "spool_dir": "KDIAG_SPOOL_DIR",
+    "spool_max_bytes": "KDIAG_SPOOL_MAX_BYTES", "spool_when_full": "KDIAG_SPOOL_WHEN_FULL",
+}
+CLIENT_PREFIX = "KDIAG_CLIENT_"
+
+
+def _opt(name: str, *flags: str, metavar: str | None = None, help: str) -> typer.models.OptionInfo:  # noqa: A002
+    return typer.Option(*flags, metavar=metavar, envvar=ENVIRONMENT[name], show_default=False, show_envvar=True,
+                        help=help)
+
+
+def watch(
+    ctx: typer.Context,
+    bootstrap: Annotated[str | None, typer.Argument(
+        metavar="HOST[:PORT][,...]", envvar="KDIAG_BOOTSTRAP", show_default=False, show_envvar=True,
+        help="Bootstrap servers to watch, as for kdiag bootstrap.")] = None,
+    interval: Annotated[str, _opt("interval", "--interval", metavar="DURATION",
+                                  help="Time between probes: 30, 30s, 500ms, 2m (default 30s; ±10% jitter).")] = "30s",
+    timeout: Annotated[str, _opt("timeout", "--timeout", metavar="DURATION",
+                                 help="Each probe's deadline (default 10s).")] = "10s",
+    connect_timeout: Annotated[str | None, _opt("connect_timeout", "--connect-timeout", metavar="DURATION",
+                                                help="One TCP connect's budget (default 3s, at most --timeout).")] = None,
+    listen: Annotated[str, _opt("listen", "--listen", metavar="HOST:PORT",
+                                help=f"Where to serve the endpoints (default {DEFAULT_LISTEN}).")] = DEFAULT_LISTEN,
+    ready_when: Annotated[str, _opt("ready_when", "--ready-when", metavar="probed|healthy",
+                                    help="/readyz: 200 once the first probe is done (probed, default), or only "
+                                    "while the last probe found no error (healthy: Kafka's hiccups then take the "
+                                    "pod out of its Service).")] = "probed",
+    log_format: Annotated[str, _opt("log_format", "--log-format", metavar="text|json",
+                                    help="The log on stderr (default text).")] = "text",
+    vantage: Annotated[str | None, _opt("vantage", "--vantage", metavar="LABEL",
+                                        help="Where the reports are made from, e.g. k8s/prod-eu/payments.")] = None,
+    topic: Annotated[str | None, _opt("topic", "--topic", metavar="NAME",
+                                      help="Topic for the round trip (default: kdiag's probe topic).")] = None,
+    no_roundtrip: Annotated[bool, _opt("no_roundtrip", "--no-roundtrip",
+                                       help="Stop each probe after the advertised brokers.")] = False,
+    client_settings: ClientSettingOption = None,
+    command_config: Annotated[str | None, _opt("command_config", "--command-config", metavar="FILE",
+                                               help="A Java client.properties (a mounted Secret); Java names are "
+                                               "mapped to librdkafka's.")] = None,
+    report_stdout: Annotated[bool, _opt("report_stdout", "--report-stdout",
+                                        help="Print every report on stdout as one JSON line.")] = False,
+    report_dir: Annotated[str | None, _opt("report_dir", "--report-dir", metavar="DIR",
+                                           help="Write every report to DIR as JSON lines in *.jsonl segments.")] = None,
+    report_dir_max_bytes: Annotated[str, _opt("report_dir_max_bytes", "--report-dir-max-bytes", metavar="SIZE",
+                                              help="Seal a segment at this size (default 10MiB).")] = "10MiB",
+    report_dir_max_files: Annotated[str, _opt("report_dir_max_files", "--report-dir-max-files", metavar="N",
+                                              help="Keep this many sealed segments (default 10).")] = "10",
+    report_dir_max_age: Annotated[str, _opt("report_dir_max_age", "--report-dir-max-age", metavar="DURATION",
+                                            help="Seal a segment this old (default 5m).")] = "5m",
+    report_topic: Annotated[str | None, _opt("report_topic", "--report-topic", metavar="TOPIC",
+                                             help="Produce every report to TOPIC (needs --spool-dir).")] = None,
+    report_bootstrap: Annotated[str | None, _opt("report_bootstrap", "--report-bootstrap", metavar="HOST:PORT",
+                                                 help="The cluster of --report-topic (default: the one watched).")
+                                ] = None,
+    spool_dir: Annotated[str | None, _opt("spool_dir", "--spool-dir", metavar="DIR",
+                                          help="Where reports wait while the topic is unreachable; also keeps the "
+                                          "agent id.")] = None,
+    spool_max_bytes: Annotated[str, _opt("spool_max_bytes", "--spool-max-bytes", metavar="SIZE",
+                                         help="The spool's bound (default 64MiB).")] = "64MiB",
+    spool_when_full: Annotated[str, _opt("spool_when_full", "--spool-when-full", metavar="drop-oldest|drop-newest",
+                                         help="Which reports a full spool drops (default drop-oldest).")
+                               ] = "drop-oldest",
+    debug: DebugOption = False,
+) -> ExitStatus:
+    return run_watch_command(WatchArguments(**{k: v for k, v in locals().items() if k not in ("ctx", "debug")}),
+                             env=environment(ctx))
+
+
+class WatchArguments:
+    """The command line as given (strings, parsed by ``WatchConfig.parse``)."""
+
+    def __init__(self, **values: object) -> None:
+        self.__dict__.update(values)
+
+    def __getattr__(self, name: str) -> object:  # an option a caller left out takes its default
+        return _DEFAULTS[name]
+
+
+_DEFAULTS: dict[str, object] = {
+    "bootstrap": None, "interval": "30s", "timeout": "10s", "connect_timeout": None, "listen": DEFAULT_LISTEN,
+    "ready_when": "probed", "log_format": "text", "vantage": None, "topic": None, "no_roundtrip": False,
+    "client_settings": None, "command_config": None, "report_stdout": False, "report_dir": None,
+    "report_dir_max_bytes": "10MiB", "report_dir_max_files": "10", "report_dir_max_age": "5m",
+    "report_topic": None, "report_bootstrap": None, "spool_dir": None, "spool_max_bytes": "64MiB",
+    "spool_when_full": "drop-oldest",
+}
+
+
+# --- parsing ----------------------------------------------------------------------------------------
+
+_DURATION = re.compile(r"^\s*(\d+(?:\.\d*)?|\.\d+)\s*(ms|s|m|h)?\s*$")
+_SIZE = re.compile(r"^\s*(\d+)\s*([kmg]i?b?|b)?\s*$", re.IGNORECASE)
+_SIZE_UNITS = {"": 1, "b": 1, "k": 1000, "kb": 1000, "ki": 1024, "kib": 1024, "m": 1000**2, "mb": 1000**2,
+               "mi": 1024**2, "mib": 1024**2, "g": 1000**3, "gb": 1000**3, "gi": 1024**3, "gib": 1024**3}
+
+
+def parse_duration(option: str, text: str, *, minimum: float = 0.0) -> float:
+    """``30``, ``30s``, ``500ms``, ``2m``, ``1h`` as seconds, more than ``minimum`` and at most a day."""
+    match = _DURATION.match(str(text))
+    if match is None:
+        raise UsageError(f"{option} takes a duration such as 30s, 500ms or 2m, not {text!r}")
+    seconds = float(match.group(1)) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600, None: 1}[match.group(2)]
+    if not (seconds >= minimum and seconds > 0 and seconds <= MAX_SECONDS) or math.isnan(seconds):
+        raise UsageError(f"{option} must be at least {minimum:g} s and at most {MAX_SECONDS:g} s, got {text!r}"
+                         if minimum else f"{option} must be more than 0 and at most {MAX_SECONDS:g} s, got {text!r}")
+    return seconds
+
+
+def parse_size(option: str, text: str, *, minimum: int = 1) -> int:
+    """``65536``, ``64k``, ``64KiB``, ``10MiB``, ``1G`` as bytes, at least ``minimum``."""
+    match = _SIZE.match(str(text))
+    if match is None:
+        raise UsageError(f"{option} takes a size such as 65536, 64KiB or 10MiB, not {text!r}")
+    size = int(match.group(1)) * _SIZE_UNITS[(match.group(2) or "").lower()]
+    if size < minimum:
+        raise UsageError(f"{option} must be at least {minimum} bytes, got {text!r}")
+    return size
+
+
+def parse_count(option: str, text: str) -> int:
+    if not str(text).strip().isdigit() or int(text) < 1:
+        raise UsageError(f"{option} takes a whole number of at least 1, not {text!r}")
+    return int(text)
+
+
+def parse_listen(text: str) -> tuple[str, int]:
+    """``HOST:PORT``, ``[IPv6]:PORT`` or ``:PORT`` (every IPv4 address)."""
+    text = text.strip()
+    match = re.match(r"^(?:\[([0-9A-Fa-f:.%\w]+)\]|([^:\[\]]*)):(\d+)$", text)
+    if match is None:
+        raise UsageError(f"--listen takes HOST:PORT, [IPv6]:PORT or :PORT, not {text!r}")
+    host = match.group(1) if match.group(1) is not None else (match.group(2) or "0.0.0.0")
+    port = int(match.group(3))
+    if not 0 < port < 65536:
+        raise UsageError(f"--listen {text}: the port must be 1-65535")
+    return host, port
+
+
+def choice(option: str, text: str, choices: Sequence[str]) -> str:
+    value = str(text).strip().lower()
+    if value not in choices:
+        raise UsageError(f"{option} takes {' or '.join(choices)}, not {text!r}")
+    return value
+
+
+def client_options_from_environment(environ: Mapping[str, str]) -> list[str]:
+    """``KDIAG_CLIENT_SASL_PASSWORD=…`` and ``KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/…`` as
+    ``-X`` options (``sasl.password=…``), sorted by name; an unknown name is a UsageError."""
+    from kdiag.clientconfig import LIBRDKAFKA_PROPERTIES
+
+    names = {name.upper().replace(".", "_"): name for name in LIBRDKAFKA_PROPERTIES}
+    options = []
+    for variable in sorted(v for v in environ if v.startswith(CLIENT_PREFIX)):
+        key, value = variable[len(CLIENT_PREFIX):], environ[variable]
+        from_file = key.endswith("_FILE") and key[:-5] in names
+        if from_file:
+            key = key[:-5]
+            try:
+                value = Path(value).read_text(encoding="utf-8").rstrip("\r\n")
+            except OSError as exc:
+                raise UsageError(f"{variable}: cannot read {value}: {exc.strerror or exc}") from None
+        if key not in names:
+            raise UsageError(f"{variable}: no librdkafka setting is called {key.lower().replace('_', '.')}")
+        options.append(f"{names[key]}={value}")
+    return options
+
+
+# --- the run ----------------------------------------------------------------------------------------
+
+
+def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading.Event | None = None,
+                      environ: Mapping[str, str] | None = None) -> ExitStatus:
+    """Validate everything (UsageError, one line), bind the listener, then run until ``stop`` is set
+    or SIGTERM/SIGINT arrives; the sinks are flushed before it returns."""
+    from dataclasses import replace
+
+    from kdiag.target import parse_bootstrap
+
+    if not args.bootstrap:
+        raise UsageError("no bootstrap address given: kdiag watch HOST:PORT, or set KDIAG_BOOTSTRAP")
+    targets = parse_bootstrap(args.bootstrap)
+    interval = parse_duration("--interval", args.interval, minimum=MIN_INTERVAL)
+    timeout = parse_duration("--timeout", args.timeout)
+    connect_timeout = min(timeout, parse_duration("--connect-timeout", args.connect_timeout)
+                          if args.connect_timeout is not None else 3.0)
+    address = parse_listen(args.listen)
+    ready_when = choice("--ready-when", args.ready_when, ("probed", "healthy"))
+    log_format = choice("--log-format", args.log_format, ("text", "json"))
+    if args.topic is not None:
+        from kdiag.commands.bootstrap import _check_topic
+
+        _check_topic(args.topic)
+    dir_max_bytes = parse_size("--report-dir-max-bytes", args.report_dir_max_bytes, minimum=1024)
+    dir_max_files = parse_count("--report-dir-max-files", args.report_dir_max_files)
+    dir_max_age = parse_duration("--report-dir-max-age", args.report_dir_max_age)
+    spool_max_bytes = parse_size("--spool-max-bytes", args.spool_max_bytes, minimum=1024)
+    when_full = choice("--spool-when-full", args.spool_when_full, ("drop-oldest", "drop-newest"))
+    if args.report_topic is not None:
+        from kdiag.commands.bootstrap import _check_topic
+
+        try:
+            _check_topic(args.report_topic)
+        except UsageError as exc:
+            raise UsageError(str(exc).replace("--topic", "--report-topic")) from None
+        if args.spool_dir is None:
+            raise UsageError("--report-topic needs --spool-dir (where reports wait while the topic is unreachable)")
+    elif args.report_bootstrap is not None or args.spool_dir is not None:
+        raise UsageError("--report-bootstrap and --spool-dir go with --report-topic")
+    report_targets = parse_bootstrap(args.report_bootstrap) if args.report_bootstrap else targets
+
+    x_options = client_options_from_environment(os.environ if environ is None else environ)
+    settings = load_settings(env, [*x_options, *(args.client_settings or ())], args.command_config)
+    _check_security(settings.settings)
+
+    from kdiag.orchestrate import BootstrapOptions
+    from kdiag.sinks import Sink
+    from kdiag.watch.log import AgentLog
+
+    probe_options = BootstrapOptions(
+        targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=args.topic,
+        roundtrip=not args.no_roundtrip, client_settings=dict(settings.settings),
+        redacted_settings=settings.redacted(), secrets=settings.secrets, vantage_label=args.vantage or None,
+    )
+    log = AgentLog(env.stderr, fmt=log_format, scrub=env.scrub)
+    sinks: list[Sink] = []
+    state_dir = None
+    if args.report_stdout:
+        from kdiag.sinks.stdout import StdoutSink
+
+        sinks.append(StdoutSink(env.stdout, log=log.warning))
+    if args.report_dir is not None:
+        from kdiag.sinks.directory import DirectorySink
+
+        sinks.append(DirectorySink(args.report_dir, max_bytes=dir_max_bytes, max_files=dir_max_files,
+                                   max_age=dir_max_age, log=log.warning))
+        state_dir = Path(args.report_dir)
+    spool = None
+    if args.report_topic is not None:
+        from kdiag.sinks import SinkStats
+        from kdiag.sinks.spool import Spool
+
+        spool_stats = SinkStats()
+        spool = Spool(args.spool_dir, max_bytes=spool_max_bytes, when_full=when_full, stats=spool_stats,
+                      log=log.warning)
+        state_dir = Path(args.spool_dir)
+
+    from kdiag.watch.agent import LoopSettings, WatchLoop, run_probe
+    from kdiag.watch.http import HttpSettings, bind
+    from kdiag.watch.identity import AgentIdentity
+    from kdiag.watch.metrics import AgentMetrics
+    from kdiag.watch.state import AgentState
+
+    identity = AgentIdentity(state_dir, log=log.warning)
+    if spool is not None:
+        from kdiag.sinks.topic import TopicSink
+
+        sinks.append(TopicSink(args.report_topic, bootstrap=",".join(str(t) for t in report_targets),
+                               settings=dict(settings.settings), key=identity.id, spool=spool, stats=spool_stats,
+                               log=log.warning, scrub=env.scrub))
+    state = AgentState()
+    metrics = AgentMetrics(state, sinks)
+    try:
+        server = bind(address, settings=HttpSettings(interval, timeout, ready_when), state=state,
+                      registry=metrics.registry, probe_options=replace(probe_options), probe=run_probe,
+                      scrub=env.scrub)
+    except UsageError:
+        _close_sinks(sinks, SHUTDOWN_BUDGET)
+        raise
+    stop = stop or threading.Event()
+    received: list[int] = []
+    _install_signal_handlers(stop, received, env)
+    server.serve_in_background()
+    shown = f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
+    log.event("started", f"watching {','.join(str(t) for t in targets)} every {interval:g} s (deadline {timeout:g} s); "
+              f"serving http://{shown}/metrics; agent {identity.id} "
+              + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
+              + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
+              agent_id=identity.id, listen=shown, vantage=args.vantage)
+    loop = WatchLoop(LoopSettings(probe_options, interval), identity=identity, state=state, metrics=metrics,
+                     sinks=sinks, log=log, scrub=env.scrub)
+    try:
+        loop.run(stop)
+    finally:
+        server.shutdown()
+        _close_sinks(sinks, SHUTDOWN_BUDGET)
+        server.server_close()
+        log.event("stopped", "stopped" + (f" by {signal.Signals(received[0]).name}" if received else ""))
+    return ExitStatus.INTERRUPTED if received and received[0] == signal.SIGINT else ExitStatus.OK
+
+
+def _check_security(settings: dict[str, str]) -> None:
+    """TLS and SASL settings kdiag cannot use: a UsageError now, not a failed probe every interval."""
+    from probes.kafka import Security
+    from probes.sasl import SaslConfigError
+    from probes.tls_settings import TlsConfigError
+
+    try:
+        Security.from_librdkafka(settings)
+    except (TlsConfigError, SaslConfigError) as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _close_sinks(sinks, budget: float) -> None:
+    import time
+
+    deadline = time.monotonic() + budget
+    for sink in sinks:
+        sink.close(max(0.0, deadline - time.monotonic()))
+
+
+def _install_signal_handlers(stop: threading.Event, received: list[int], env: Environment) -> None:
+    """SIGTERM and SIGINT set ``stop``; a watchdog ends the process 1.9 s later whatever still runs
+    (a probe stuck in a client library must not keep the pod terminating)."""
+    if threading.current_thread() is not threading.main_thread():
+        return
+
+    def handle(signum: int, _frame: object) -> None:
+        if received:
+            return
+        received.append(signum)
+        stop.set()
+        code = int(ExitStatus.INTERRUPTED if signum == signal.SIGINT else ExitStatus.OK)
+        timer = threading.Timer(EXIT_WATCHDOG, _exit_now, args=(code, env))
+        timer.daemon = True
+        timer.start()
+
+    signal.signal(signal.SIGTERM, handle)
+    signal.signal(signal.SIGINT, handle)
+
+
+def _exit_now(code: int, env: Environment) -> None:
+    for stream in (env.stdout, env.stderr, sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):
+            pass
+    os._exit(code)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("watch", help=HELP, epilog=EPILOG,
+                short_help="Run as a sidecar: probe every interval, serve /metrics /livez /readyz /report /probe.")(watch)

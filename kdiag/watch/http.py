@@ -1,0 +1,198 @@
+"""The agent's HTTP endpoints, on the standard library's threading server.
+
+``/metrics`` (Prometheus text, or OpenMetrics when asked), ``/livez`` (no probe finished for
+``2 × interval + timeout``: 503), ``/readyz`` (200 once the first probe is done; with
+``ready_when="healthy"`` only while the last probe found no error), ``/report`` (the last report's
+JSON, scrubbed) and ``/probe?target=HOST:PORT`` (blackbox_exporter's multi-target style: one probe
+on demand, bounded by Prometheus's ``X-Prometheus-Scrape-Timeout-Seconds``, its metrics in the answer).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+from prometheus_client import CollectorRegistry
+from prometheus_client.exposition import choose_encoder
+
+from kdiag.exitstatus import UsageError
+from kdiag.orchestrate import BootstrapOptions
+from kdiag.report import Report
+from kdiag.watch.metrics import build_info, probe_registry, probe_succeeded
+from kdiag.watch.prober import BoundedRunner
+from kdiag.watch.state import AgentState
+
+READY_WHEN = ("probed", "healthy")
+PROBE_CONCURRENCY = 4  # /probe requests running at once; more get 503
+SCRAPE_MARGIN = 0.5  # seconds kept from Prometheus's scrape timeout to answer in
+
+
+@dataclass(frozen=True)
+class HttpSettings:
+    interval: float
+    timeout: float
+    ready_when: str = "probed"
+
+
+class WatchServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, address: tuple[str, int], *, settings: HttpSettings, state: AgentState,
+                 registry: CollectorRegistry, probe_options: BootstrapOptions,
+                 probe: Callable[[BootstrapOptions], Report], scrub: Callable[[str], str]) -> None:
+        self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
+        self.settings = settings
+        self.state = state
+        self.registry = registry
+        self.probe_options = probe_options
+        self.probe = probe
+        self.scrub = scrub
+        self.probe_slots = threading.BoundedSemaphore(PROBE_CONCURRENCY)
+        super().__init__(address, _Handler)
+
+    def serve_in_background(self) -> threading.Thread:
+        thread = threading.Thread(target=self.serve_forever, kwargs={"poll_interval": 0.2}, name="kdiag-http",
+                                  daemon=True)
+        thread.start()
+        return thread
+
+
+def bind(address: tuple[str, int], **kwargs) -> WatchServer:
+    """The server bound to ``address``; UsageError (one line) if the address cannot be used."""
+    try:
+        return WatchServer(address, **kwargs)
+    except OSError as exc:
+        host, port = address
+        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        if exc.errno == 98:
+            raise UsageError(f"--listen {shown}: the port is already in use") from None
+        raise UsageError(f"--listen {shown}: cannot listen there: {exc.strerror or exc}") from None
+
+
+class _Handler(BaseHTTPRequestHandler):
+    server: WatchServer
+    protocol_version = "HTTP/1.1"
+    server_version = "kdiag-watch"
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the standard library's name
+        pass  # requests are not logged: the kubelet's probes would fill the log
+
+    def do_GET(self) -> None:  # noqa: N802 - the standard library's name
+        url = urlsplit(self.path)
+        route = {"/metrics": self.metrics, "/livez": self.livez, "/readyz": self.readyz, "/report": self.report,
+                 "/probe": self.probe, "/": self.index}.get(url.path)
+        if route is None:
+            self.answer(404, "not found: try /metrics, /livez, /readyz, /report or /probe?target=HOST:PORT\n")
+            return
+        route(parse_qs(url.query))
+
+    def answer(self, status: int, body: str | bytes, content_type: str = "text/plain; charset=utf-8") -> None:
+        data = body.encode() if isinstance(body, str) else body
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def index(self, _query) -> None:
+        self.answer(200, "kdiag watch: /metrics /livez /readyz /report /probe?target=HOST:PORT\n")
+
+    def metrics(self, _query) -> None:
+        encoder, content_type = choose_encoder(self.headers.get("Accept"))
+        self.answer(200, self.server.scrub(encoder(self.server.registry).decode()), content_type)
+
+    def livez(self, _query) -> None:
+        settings = self.server.settings
+        snapshot = self.server.state.snapshot()
+        since = snapshot.last_finished if snapshot.last_finished is not None else snapshot.started
+        quiet = time.monotonic() - since
+        limit = 2 * settings.interval + settings.timeout
+        if quiet > limit:
+            self.answer(503, f"no probe finished for {quiet:.0f} s (limit {limit:g} s)\n")
+        else:
+            self.answer(200, "ok\n")
+
+    def readyz(self, _query) -> None:
+        snapshot = self.server.state.snapshot()
+        if snapshot.report is None:
+            self.answer(503, "not ready: the first probe has not finished\n")
+        elif self.server.settings.ready_when == "healthy" and not probe_succeeded(snapshot.report):
+            ids = ", ".join(sorted({f.id for f in snapshot.report.findings})) or "a failed stage"
+            self.answer(503, self.server.scrub(f"not ready: the last probe found {ids}\n"))
+        else:
+            self.answer(200, "ok\n")
+
+    def report(self, _query) -> None:
+        snapshot = self.server.state.snapshot()
+        if snapshot.report_json is None:
+            self.answer(503, "no report yet: the first probe has not finished\n")
+        else:
+            self.answer(200, snapshot.report_json + "\n", "application/json")
+
+    def probe(self, query: dict[str, list[str]]) -> None:
+        from kdiag.target import parse_bootstrap
+
+        targets = query.get("target") or []
+        if len(targets) != 1:
+            self.answer(400, "give one target: /probe?target=HOST:PORT[,HOST:PORT...]\n")
+            return
+        try:
+            endpoints = parse_bootstrap(targets[0])
+        except UsageError as exc:
+            self.answer(400, self.server.scrub(f"bad target: {exc}\n"))
+            return
+        timeout = self.scrape_timeout()
+        if not self.server.probe_slots.acquire(blocking=False):
+            self.answer(503, f"{PROBE_CONCURRENCY} probes are running already\n")
+            return
+        try:
+            options = replace(self.server.probe_options, targets=endpoints, timeout=timeout,
+                              connect_timeout=min(self.server.probe_options.connect_timeout, timeout))
+            runner: BoundedRunner[Report] = BoundedRunner("kdiag-probe-http", grace=SCRAPE_MARGIN / 2)
+            outcome = runner.run(lambda: self.server.probe(options), timeout=timeout)
+        finally:
+            self.server.probe_slots.release()
+        if outcome.status == "done":
+            registry = probe_registry(outcome.value, outcome.seconds)
+        else:
+            registry = _failed_probe_registry(outcome.seconds)
+        encoder, content_type = choose_encoder(self.headers.get("Accept"))
+        self.answer(200, self.server.scrub(encoder(registry).decode()), content_type)
+
+    def scrape_timeout(self) -> float:
+        """Prometheus's scrape timeout less a margin to answer in, within the agent's own ``--timeout``."""
+        limit = self.server.settings.timeout
+        header = self.headers.get("X-Prometheus-Scrape-Timeout-Seconds")
+        try:
+            offered = float(header) if header else limit
+        except ValueError:
+            offered = limit
+        if not offered > 0:  # also NaN
+            offered = limit
+        return max(0.2, min(limit, offered - SCRAPE_MARGIN))
+
+
+def _failed_probe_registry(seconds: float) -> CollectorRegistry:
+    """A probe that overran or failed inside kdiag: success 0, its duration."""
+    from prometheus_client.core import GaugeMetricFamily
+    from prometheus_client.registry import Collector
+
+    class _Failed(Collector):
+        def collect(self):
+            yield build_info()
+            success = GaugeMetricFamily("kdiag_probe_success", "1 if the last probe found no error, else 0.")
+            success.add_metric([], 0.0)
+            yield success
+            duration = GaugeMetricFamily("kdiag_probe_duration_seconds", "How long this probe took.")
+            duration.add_metric([], seconds)
+            yield duration
+
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Failed())
+    return registry

@@ -1,0 +1,53 @@
+"""What the agent knows between probes, shared by the loop, the HTTP server and the metrics.
+
+The loop is the only writer (``record``); readers take a ``snapshot``. Brokers are remembered from
+the last report whose metadata could be read, so a broker that stops answering (or a cluster that
+stops answering at all) keeps its series at 0 until the metadata no longer lists it.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field
+
+from kdiag.report import Report
+from kdiag.watch.metrics import BrokerKey, broker_series, probe_succeeded
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    report: Report | None = None
+    report_json: str | None = None  # the last report as served (scrubbed)
+    brokers: dict[BrokerKey, tuple[bool, float]] = field(default_factory=dict)
+    last_probe_time: float | None = None  # Unix time the last probe finished
+    last_success_time: float | None = None
+    last_finished: float | None = None  # monotonic, for /livez
+    started: float = 0.0  # monotonic
+
+
+class AgentState:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._snapshot = Snapshot(started=time.monotonic())
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            return self._snapshot
+
+    def finished(self) -> None:
+        """A probe ended, with a report or not (overrun, kdiag failed): the loop is alive."""
+        with self._lock:
+            s = self._snapshot
+            self._snapshot = Snapshot(s.report, s.report_json, s.brokers, s.last_probe_time, s.last_success_time,
+                                      time.monotonic(), s.started)
+
+    def record(self, report: Report, report_json: str) -> None:
+        now = time.time()
+        with self._lock:
+            s = self._snapshot
+            brokers = broker_series(report)
+            if report.cluster is None:  # no metadata this time: the brokers it last listed are all down
+                brokers = {key: (False, float("nan")) for key in s.brokers}
+            success = now if probe_succeeded(report) else s.last_success_time
+            self._snapshot = Snapshot(report, report_json, brokers, now, success, time.monotonic(), s.started)
