@@ -107,6 +107,11 @@ def bootstrap(
         "--pcap-out", metavar="FILE", show_default=False,
         help="With --capture: also write the packets to FILE (pcap, for Wireshark/tshark).",
     )] = None,
+    vantage: Annotated[str | None, typer.Option(
+        "--vantage", metavar="LABEL", envvar="KDIAG_VANTAGE", show_default=False, show_envvar=True,
+        help="Where this report is made from, in your words (e.g. k8s/prod-eu/payments): the report's "
+        "vantage.label, by which the fleet pipeline groups reports.",
+    )] = None,
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_bootstrap_command(
@@ -114,7 +119,7 @@ def bootstrap(
         connect_timeout=connect_timeout, topic=topic, roundtrip=not no_roundtrip,
         x_options=client_settings or (), command_config=command_config,
         metadata_version=metadata_version, output=output, capture=capture, iface=iface, pcap_out=pcap_out,
-        scan_listeners=not no_listener_scan, listener_ports=listener_ports,
+        scan_listeners=not no_listener_scan, listener_ports=listener_ports, vantage=vantage,
     )
 
 
@@ -136,6 +141,7 @@ def run_bootstrap_command(
     pcap_out: str | None = None,
     scan_listeners: bool = True,
     listener_ports: str | None = None,
+    vantage: str | None = None,
 ) -> ExitStatus:
     """``kdiag bootstrap``: validate, run the stages, print the report; exit 1 if it has problems."""
     from kdiag.target import parse_bootstrap
@@ -166,7 +172,7 @@ def run_bootstrap_command(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=topic,
         roundtrip=roundtrip, metadata_version=metadata_version, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, scan_listeners=scan_listeners,
-        listener_ports=ports,
+        listener_ports=ports, vantage_label=vantage or None,
     )
     if not capture:
         report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
