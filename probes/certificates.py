@@ -11,7 +11,8 @@ import ipaddress
 from probes.results import CertificateInfo
 
 
-def _is_ip(host: str) -> bool:
+def is_ip_address(host: str) -> bool:
+    """Whether ``host`` is an IP address literal (an IPv6 one may be in brackets)."""
     try:
         ipaddress.ip_address(host.strip("[]"))
     except ValueError:
@@ -19,14 +20,12 @@ def _is_ip(host: str) -> bool:
     return True
 
 
-def _decoded(der: bytes) -> CertificateInfo | None:
+def decode_or_none(der: bytes) -> CertificateInfo | None:
+    """The certificate ``der`` encodes, or None when it does not parse (evidence is best effort)."""
     try:
         return decode_certificate(der)
     except CertificateParseError:
         return None
-
-
-# --- what a certificate says ----------------------------------------------------------------------
 
 
 def name_in_certificate(certificate: CertificateInfo, host: str) -> bool:
@@ -34,7 +33,7 @@ def name_in_certificate(certificate: CertificateInfo, host: str) -> bool:
     against the IP SANs, a name against the DNS SANs (wildcard in the leftmost label only), or
     against the subject CN when the certificate has no DNS SAN at all."""
     host = host.strip("[]")
-    if _is_ip(host):
+    if is_ip_address(host):
         wanted = ipaddress.ip_address(host)
         return any(_same_ip(wanted, found) for found in certificate.ip_addresses)
     host = host.lower().rstrip(".")

@@ -1,14 +1,9 @@
 """Stage ``tls``: the handshake a librdkafka client does, with the facts of why it fails.
 
-The client side is configured from librdkafka's settings (``ssl.ca.location``, ``ssl.ca.pem``,
-``ssl.certificate.location``, ``ssl.key.location``, ``ssl.key.password``, ``ssl.keystore.location`` and
-``ssl.keystore.password`` (PKCS#12, read with :mod:`probes.keystore`),
-``enable.ssl.certificate.verification``, ``ssl.endpoint.identification.algorithm``) and behaves as
-librdkafka ≥ 2.0 does: the chain is verified against ``ssl.ca.location`` (else the system store),
-the name connected to is sent as SNI unless it is an IP address, and hostname verification is on
-unless ``ssl.endpoint.identification.algorithm=none``. OpenSSL does the verification, in the
-handshake, exactly as it does inside librdkafka (``SSL_set1_host``: a DNS name against the DNS SANs,
-an IP address against the IP SANs with OpenSSL 3).
+The client side is the ``SSLContext`` of :mod:`probes.tls_settings`; the name connected to is sent as
+SNI unless it is an IP address, and OpenSSL verifies the chain and the name in the handshake, exactly
+as it does inside librdkafka (``SSL_set1_host``: a DNS name against the DNS SANs, an IP address
+against the IP SANs with OpenSSL 3). What the certificate says is read with :mod:`probes.certificates`.
 
 The handshake runs over memory BIOs, so every byte in and out is seen: a peer that hangs up right
 after the ClientHello (a plaintext Kafka listener, which reads the hello as a 369 MB frame), one
@@ -24,10 +19,10 @@ import ssl
 import time
 from dataclasses import dataclass, replace
 
-from probes.certificates import CertificateParseError, _is_ip, decode_certificate, name_in_certificate
+from probes.certificates import decode_or_none, is_ip_address, name_in_certificate
 from probes.deadline import elapsed_ms
 from probes.results import CertificateInfo, TlsResult
-from probes.tls_settings import TlsSettings, _context
+from probes.tls_settings import TlsSettings, client_context
 
 # OpenSSL's X509_V_ERR_HOSTNAME_MISMATCH, X509_V_ERR_EMAIL_MISMATCH and X509_V_ERR_IP_ADDRESS_MISMATCH.
 _NAME_MISMATCH_CODES = {62, 63, 64}
@@ -51,9 +46,6 @@ class TlsAlertReceived(OSError):
     def __init__(self, alert: str) -> None:
         super().__init__(f"the server sent the TLS alert {alert}")
         self.alert = alert
-
-
-# --- the handshake ------------------------------------------------------------------------------
 
 
 class TlsStream:
@@ -149,7 +141,7 @@ class TlsClient:
 
     def __init__(self, settings: TlsSettings) -> None:
         self.settings = settings
-        self.context, self.client_certificate = _context(settings)
+        self.context, self.client_certificate = client_context(settings)
         self._inspect = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         self._inspect.check_hostname = False
         self._inspect.verify_mode = ssl.CERT_NONE
@@ -162,7 +154,7 @@ class TlsClient:
         """The TLS handshake on connected ``sock``, for ``host`` (SNI and hostname verification)."""
         started = time.monotonic()
         address, port = _peer(sock)
-        base = TlsResult("error", host=host, address=address, port=port, sni=None if _is_ip(host) else host,
+        base = TlsResult("error", host=host, address=address, port=port, sni=None if is_ip_address(host) else host,
                          trust=self.trust, hostname_verification=self.settings.verify_hostname
                          and self.settings.verify_certificate, client_certificate=self.client_certificate)
         incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
@@ -209,10 +201,7 @@ class TlsClient:
 
 def _peer_certificate(tls: ssl.SSLObject) -> CertificateInfo | None:
     der = tls.getpeercert(binary_form=True)
-    try:
-        return decode_certificate(der) if der else None
-    except CertificateParseError:
-        return None
+    return decode_or_none(der) if der else None
 
 
 def _drive(sock: socket.socket, tls: ssl.SSLObject, incoming: ssl.MemoryBIO, outgoing: ssl.MemoryBIO,

@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from probes.certificates import _decoded
+from probes.certificates import decode_or_none
 from probes.keystore import KeystoreError, encrypted_key_pem, load_pkcs12, pem_origin
 from probes.results import CertificateInfo
 
@@ -27,9 +27,6 @@ class TlsConfigError(ValueError):
     """The client's TLS settings cannot be used (a missing CA file, a key that does not load).
 
     The message names the setting and the file, never a password."""
-
-
-# --- the client's settings ----------------------------------------------------------------------
 
 
 @dataclass(frozen=True, repr=False)
@@ -92,7 +89,7 @@ class TlsSettings:
         return f"TlsSettings({', '.join(f'{k}={v!r}' for k, v in shown.items())})"
 
 
-def _context(settings: TlsSettings) -> tuple[ssl.SSLContext, CertificateInfo | None]:
+def client_context(settings: TlsSettings) -> tuple[ssl.SSLContext, CertificateInfo | None]:
     """The client context, and the client certificate it presents (None: it has none)."""
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
     context.check_hostname = False
@@ -169,7 +166,7 @@ def _load_keystore(context: ssl.SSLContext, location: str, password: str | None)
         except ssl.SSLError:
             raise TlsConfigError(f"ssl.keystore.location {location}: its private key does not match its "
                                  "certificate") from None
-    return _decoded(ssl.PEM_cert_to_DER_cert(store.certificate_pem.decode("ascii")))
+    return decode_or_none(ssl.PEM_cert_to_DER_cert(store.certificate_pem.decode("ascii")))
 
 
 def _first_certificate(path: str | None) -> CertificateInfo | None:
@@ -185,7 +182,7 @@ def _first_certificate(path: str | None) -> CertificateInfo | None:
     if start < 0 or stop < 0:
         return None
     try:
-        return _decoded(ssl.PEM_cert_to_DER_cert(text[start:stop + len(end)]))
+        return decode_or_none(ssl.PEM_cert_to_DER_cert(text[start:stop + len(end)]))
     except ValueError:
         return None
 
