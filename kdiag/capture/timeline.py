@@ -12,7 +12,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import replace
 
 from kdiag.capture.findings import capture_findings
-from kdiag.capture.flows import CaptureAnalyzer, Connection
+from kdiag.capture.flows import CaptureAnalyzer
+from kdiag.capture.framing import Connection
 from kdiag.capture.model import (
     KAFKA,
     NOT_SEEN,
