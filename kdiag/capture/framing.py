@@ -1,21 +1,18 @@
-"""TCP reassembly per connection and Kafka framing on top of it, sans-I/O.
+"""Kafka framing of a connection's reassembled streams, sans-I/O.
 
-``CaptureAnalyzer.feed(number, timestamp, linktype, data)`` takes captured frames one at a time
-(from a file through :mod:`kdiag.capture.pcapio`, or live from :mod:`kdiag.capture.live`) and
-keeps, per TCP connection:
+A ``Connection`` is a :class:`~kdiag.capture.reassembly.TcpConnection` whose two ordered byte
+streams are read as Kafka:
 
-* the byte stream of each direction, put in order by sequence number: out-of-order segments wait
-  in a bounded set, retransmissions and overlaps are trimmed, and a hole that the capture will not
-  fill (the peer acknowledged past it, the wait set overflowed, the direction ended) is declared
-  lost with a warning naming the packet;
-* the Kafka frames in that stream. A request's header is all the capture needs from it; a response
+* the Kafka frames in each stream. A request's header is all the capture needs from it; a response
   is decoded (by ``probes.codec``, the decoder the active probe uses) only when it answers an API
   kdiag decodes, and only up to ``decode_cap`` bytes. Everything else streams past without being
   buffered, so memory stays bounded whatever the capture holds, including a 2 GB declared length;
 * whether it is Kafka at all: on any port, a client frame whose header is a plausible request
   followed by a server frame that starts with one of those correlation ids. ``ports`` forces Kafka
   on given server ports. Bytes of another protocol (a TLS record, an HTTP answer) are recognised
-  with ``identify_foreign`` and kept as evidence.
+  with ``identify_foreign`` and kept as evidence;
+* a hole the reassembly declares lost keeps the framing when the frame lengths allow it, and
+  otherwise starts a hunt for the next frame start.
 
 Framing state per direction: SYNC (at a frame boundary), HUNT (lost it: scanning for a plausible
 frame start, keeping only a short tail), DETECT (not yet known to be Kafka: buffering up to
@@ -27,49 +24,16 @@ from __future__ import annotations
 import re
 import struct
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-from kdiag.capture.model import (
-    KAFKA,
-    NOT_KAFKA,
-    TLS,
-    UNKNOWN,
-)
-from kdiag.capture.pcapio import (
-    ACK,
-    FIN,
-    ICMP_PORT_UNREACHABLE,
-    RST,
-    SYN,
-    address_text,
-)
+from kdiag.capture.model import KAFKA, NOT_KAFKA, TLS, UNKNOWN
+from kdiag.capture.reassembly import MASK, Direction, Observer, TcpConnection
 from kdiag.report import Endpoint
-from probes.codec import (
-    SPECS,
-    ApiVersionsRequest,
-    FindCoordinatorRequest,
-    FindCoordinatorResponse,
-    ForeignProtocol,
-    MalformedFrame,
-    MetadataRequest,
-    SaslHandshakeRequest,
-    SaslHandshakeResponse,
-    api_name,
-    decode_request,
-    decode_request_header,
-    decode_response,
-    foreign_or_garbage,
-    identify_foreign,
-)
+from probes.codec import (SPECS, ApiVersionsRequest, FindCoordinatorRequest, FindCoordinatorResponse, ForeignProtocol,
+                          MalformedFrame, MetadataRequest, SaslHandshakeRequest, SaslHandshakeResponse, api_name,
+                          decode_request, decode_request_header, decode_response, foreign_or_garbage, identify_foreign)
 from probes.codec.messages import API_NAMES
 from probes.results import ForeignBytes
-
-if TYPE_CHECKING:
-    from kdiag.capture.flows import CaptureAnalyzer
-
-
-MASK = 0xFFFFFFFF
-HALF = 0x80000000
 
 # Kafka's own limits: socket.request.max.bytes is 100 MiB, fetch.max.bytes 50 MiB. A larger
 # declared length is not a frame but a desynchronised stream or another protocol.
@@ -77,8 +41,6 @@ FRAME_MAX = 128 * 1024 * 1024
 DECODE_CAP = 16 * 1024 * 1024  # the largest response buffered whole to be decoded
 REQUEST_BUFFER = 64 * 1024  # larger requests are read from their first HEADER_PEEK bytes
 HEADER_PEEK = 2048
-PENDING_CAP = 4 * 1024 * 1024  # out-of-order bytes waiting for a hole to fill, per direction
-PENDING_SEGMENTS = 1024
 DETECT_CAP = 64 * 1024  # bytes per direction looked at before deciding a flow is not Kafka
 IN_FLIGHT_CAP = 1024  # per connection; acks=0 producers never get answers
 MAX_API_VERSION = 20
@@ -162,60 +124,53 @@ def find_response_start(buf: bytearray | bytes, correlation_ids: Iterable[int],
     return best
 
 
-class _Half:
-    """One direction of a connection: sequence tracking, out-of-order set and framing state."""
+class _Half(Direction):
+    """One direction of a connection: its reassembly (``Direction``) and its framing state."""
 
-    __slots__ = ("next_seq", "at_start", "pending", "pending_bytes", "buf", "skip", "state", "bytes",
-                 "missing", "frames", "head", "fin", "hunted", "duplicates", "marks")
+    __slots__ = ("buf", "skip", "state", "frames", "head", "hunted", "marks")
 
     def __init__(self) -> None:
-        self.next_seq: int | None = None
-        self.at_start = False  # the SYN was seen: the stream starts at a frame boundary
-        self.pending: dict[int, tuple[bytes, int]] | None = None
-        self.pending_bytes = 0
+        super().__init__()
         self.buf = bytearray()
         self.skip = 0  # bytes of a frame that stream past unbuffered
         self.state = DETECT
-        self.bytes = 0
-        self.missing = 0
         self.frames = 0
         self.head = b""  # the first bytes, kept as evidence
-        self.fin = False
         self.hunted = 0  # bytes skipped while hunting for a frame start
-        self.duplicates = 0
         # while detecting: (buffer length after a delivery, packet, timestamp), so frames found
         # later are dated by the packet that completed them
         self.marks: list[tuple[int, int, float]] = []
 
 
-class Connection:
-    """One TCP connection as the capture saw it."""
+class Analyzer(Observer, Protocol):
+    """What a connection asks of the capture analyzer besides warnings and events."""
 
-    __slots__ = ("analyzer", "key", "a_is_client", "ends", "client_ip", "client_port", "server_ip", "server_port",
-                 "client", "server", "first_packet", "first_time", "c2s", "s2c", "roles_known", "expected_kafka",
-                 "protocol", "syn_packets", "syn_ack_packet", "handshake_done", "refused_packet", "icmp",
-                 "reset_by", "in_flight", "requests", "responses", "unmatched", "client_id", "apis", "foreign",
-                 "foreign_from", "request_seen", "closed", "given_up", "last_time", "coordinator_keys")
+    ports: frozenset[int]
+    keep_events: int
+    decode_cap: int
+    frame_max: int
 
-    def __init__(self, analyzer: CaptureAnalyzer, key: tuple, a: tuple[bytes, int], b: tuple[bytes, int],
+    def decodes(self, connection: Connection, api_key: int, api_version: int, packet: int) -> bool: ...
+
+    def decoded(self, connection: Connection, api_key: int, api_version: int, correlation_id: int, body,
+                number: int, timestamp: float, key: str | None = None) -> int | None: ...
+
+
+class Connection(TcpConnection):
+    """One TCP connection as the capture saw it: its reassembled streams framed as Kafka (or not)."""
+
+    __slots__ = ("expected_kafka", "protocol", "in_flight", "requests", "responses", "unmatched", "client_id",
+                 "apis", "foreign", "foreign_from", "request_seen", "given_up", "coordinator_keys")
+
+    analyzer: Analyzer
+    c2s: _Half
+    s2c: _Half
+
+    def __init__(self, analyzer: Analyzer, key: tuple, a: tuple[bytes, int], b: tuple[bytes, int],
                  a_is_client: bool, roles_known: bool, number: int, timestamp: float) -> None:
-        self.analyzer = analyzer
-        self.key = key
-        self.a_is_client = a_is_client
-        self._set_roles(*((a, b) if a_is_client else (b, a)))
-        self.first_packet = number
-        self.first_time = timestamp
-        self.last_time = timestamp
-        self.c2s, self.s2c = _Half(), _Half()
-        self.roles_known = roles_known
+        super().__init__(analyzer, key, a, b, a_is_client, roles_known, number, timestamp)
         self.expected_kafka = self.server_port in analyzer.ports
         self.protocol = UNKNOWN
-        self.syn_packets = 0
-        self.syn_ack_packet: int | None = None
-        self.handshake_done = False
-        self.refused_packet: int | None = None
-        self.icmp: str | None = None  # refused | unreachable, from an ICMP error about our SYN
-        self.reset_by: str | None = None
         self.in_flight: dict[int, tuple[int, int, int, float]] = {}
         self.coordinator_keys: dict[int, str] = {}  # correlation id -> the FindCoordinator request's key
         self.requests = self.responses = self.unmatched = 0
@@ -224,36 +179,9 @@ class Connection:
         self.foreign: ForeignBytes | None = None
         self.foreign_from: str | None = None
         self.request_seen = False
-        self.closed = False
         self.given_up = False
 
-    def _set_roles(self, client: tuple[bytes, int], server: tuple[bytes, int]) -> None:
-        self.ends = (client, server)
-        self.client_ip, self.client_port = address_text(client[0]), client[1]
-        self.server_ip, self.server_port = address_text(server[0]), server[1]
-        self.client = str(Endpoint(self.client_ip, self.client_port))
-        self.server = str(Endpoint(self.server_ip, self.server_port))
-
-    def _swap_roles(self) -> None:
-        self.a_is_client = not self.a_is_client
-        self._set_roles(self.ends[1], self.ends[0])
-        self.c2s, self.s2c = self.s2c, self.c2s
-
     # --- what the summary reads ------------------------------------------------------------------
-
-    @property
-    def handshake(self) -> str:
-        if self.handshake_done or (self.syn_ack_packet is not None and self.c2s.bytes):
-            return "completed"
-        if self.syn_packets == 0:
-            return "syn_ack_only" if self.syn_ack_packet is not None else "not_seen"
-        if self.refused_packet is not None or self.icmp == "refused":
-            return "refused"
-        if self.icmp == "unreachable":
-            return "unreachable"
-        if self.syn_ack_packet is None:
-            return "no_answer"
-        return "syn_ack_only"
 
     @property
     def server_answer(self) -> str | None:
@@ -266,79 +194,28 @@ class Connection:
             return "tls" if foreign.is_tls else foreign.kind
         return "kafka" if self.responses else "unknown"
 
-    @property
-    def missing(self) -> int:
-        return self.c2s.missing + self.s2c.missing
+    # --- the streams, from the reassembly ------------------------------------------------------------
 
-    def _warn(self, packet: int, message: str) -> None:
-        self.analyzer.warn(self, packet, message)
+    def _direction(self) -> _Half:
+        return _Half()
 
-    def describe(self, half: _Half) -> str:
-        return f"{self.client} > {self.server}" if half is self.c2s else f"{self.server} > {self.client}"
+    def _arriving(self, half: _Half) -> None:
+        if half.state == DETECT and (self.expected_kafka or self.protocol == KAFKA):
+            half.state = SYNC if half.at_start else HUNT
 
-    # --- segments ----------------------------------------------------------------------------------
-
-    def segment(self, from_client: bool, seq: int, ack: int, flags: int, payload: bytes, missing: int,
-                number: int, timestamp: float) -> None:
-        half, other = (self.c2s, self.s2c) if from_client else (self.s2c, self.c2s)
-        self.last_time = timestamp
-        size = len(payload)
-        if (size and seq == half.next_seq and flags > 0 and not flags & 0x07 and not missing and not half.pending
-                and not other.pending and (half.skip >= size or half.state == OFF) and len(half.head) >= 64):
-            # The bulk of a capture: the next in-order bytes of a frame body kdiag streams past, or of
-            # a connection it no longer reads. Nothing to buffer, parse or decide.
-            half.next_seq = (seq + size) & MASK
-            half.bytes += size
+    def _streams_past(self, half: _Half, size: int) -> bool:
+        """The bulk of a capture: the next bytes of a frame body kdiag streams past, or of a connection it no
+        longer reads."""
+        if (half.skip >= size or half.state == OFF) and len(half.head) >= 64:
             if half.skip:
                 half.skip -= size
-            if from_client and not self.handshake_done and self.syn_ack_packet is not None:
-                self.handshake_done = True
-            return
-        if flags < 0:  # an ICMP error quoting our SYN
-            if from_client and self.syn_ack_packet is None:
-                self.icmp = "refused" if flags == ICMP_PORT_UNREACHABLE else "unreachable"
-                self.analyzer.event(self, "icmp", number, timestamp, self.server, self.client,
-                                    detail=f"ICMP {'port' if self.icmp == 'refused' else 'destination'} unreachable")
-            return
-        if flags & SYN:
-            if flags & ACK:
-                if not from_client and self.syn_ack_packet is None:
-                    self.syn_ack_packet = number
-                    self.analyzer.event(self, "syn_ack", number, timestamp, self.server, self.client)
-            elif from_client:
-                self.syn_packets += 1
-                self.analyzer.event(self, "syn", number, timestamp, self.client, self.server,
-                                    detail=None if self.syn_packets == 1 else f"retransmission {self.syn_packets - 1}")
-            if not half.at_start:
-                half.next_seq = (seq + 1) & MASK
-                half.at_start = True
-            seq = (seq + 1) & MASK
-        elif from_client and self.syn_ack_packet is not None:
-            self.handshake_done = True
-        if flags & RST:
-            side = "client" if from_client else "server"
-            if self.reset_by is None:
-                self.reset_by = side
-                self.analyzer.event(self, "rst", number, timestamp, *self._endpoints(from_client))
-            if not from_client and self.syn_ack_packet is None and self.syn_packets:
-                self.refused_packet = number
-        if flags & ACK and other.pending:
-            self._acknowledged(other, ack, number)
-        if payload or missing:
-            self._data(half, seq, payload, missing, number, timestamp)
-        if flags & (FIN | RST):
-            half.fin = True
-            if half.pending:
-                self._flush_pending(half, number)
-            if flags & RST or other.fin:
-                self.closed = True
+            return True
+        return False
 
     def finish(self, last_packet: int) -> None:
         """The capture ended: holes still waiting are lost, a lone unanswered request still makes
         it Kafka, and a response cut off at the end is said."""
-        for half in (self.c2s, self.s2c):
-            if half.pending:
-                self._flush_pending(half, last_packet)
+        super().finish(last_packet)
         if self.protocol == UNKNOWN and self.request_seen and not self.given_up:
             self._confirm(find_request_start(self.c2s.buf, self.analyzer.frame_max)[0], None, last_packet,
                           self.last_time)
@@ -349,86 +226,10 @@ class Connection:
                                     f"{self._frame_label(response, response.buf)}: {len(response.buf) - 4} of {size} "
                                     "bytes seen")
 
-    def _endpoints(self, from_client: bool) -> tuple[str, str]:
-        return (self.client, self.server) if from_client else (self.server, self.client)
-
-    def _data(self, half: _Half, seq: int, payload: bytes, missing: int, number: int, timestamp: float) -> None:
-        if half.next_seq is None:  # the capture starts mid-stream in this direction
-            half.next_seq = seq
-        if half.state == DETECT and (self.expected_kafka or self.protocol == KAFKA):
-            half.state = SYNC if half.at_start else HUNT
-        if self._accept(half, seq, payload, missing, number, timestamp):
-            if half.pending:
-                self._drain(half, number, timestamp)
-            return
-        pending = half.pending
-        if pending is None:
-            pending = half.pending = {}
-        old = pending.get(seq)
-        if old is None or len(old[0]) + old[1] < len(payload) + missing:
-            half.pending_bytes += len(payload) - (len(old[0]) if old else 0)
-            pending[seq] = (payload, missing)
-        if half.pending_bytes > PENDING_CAP or len(pending) > PENDING_SEGMENTS:
-            self._skip_hole(half, number, timestamp, "the capture never filled it")
-
-    def _accept(self, half: _Half, seq: int, payload: bytes, missing: int, number: int, timestamp: float) -> bool:
-        """Delivers a segment at or behind the expected sequence number; False if it is ahead."""
-        delta = (seq - half.next_seq) & MASK
-        if delta >= HALF:  # behind: a retransmission, maybe carrying some new bytes
-            overlap = MASK + 1 - delta
-            if overlap >= len(payload) + missing:
-                half.duplicates += 1
-                return True
-            if overlap >= len(payload):
-                payload, missing = b"", missing - (overlap - len(payload))
-            else:
-                payload = payload[overlap:]
-        elif delta:
-            return False
-        if payload:
-            half.next_seq = (half.next_seq + len(payload)) & MASK
-            half.bytes += len(payload)
-            self._deliver(half, payload, number, timestamp)
-        if missing:
-            half.next_seq = (half.next_seq + missing) & MASK
-            self._lost(half, missing, number, "cut off by the capture's snap length")
-        return True
-
-    def _drain(self, half: _Half, number: int, timestamp: float) -> None:
-        pending = half.pending
-        start = half.next_seq
-        for seq in sorted(pending, key=lambda s: (s - start) & MASK):  # stream order
-            if 0 < ((seq - half.next_seq) & MASK) < HALF:
-                break  # a hole before this one: wait
-            payload, missing = pending.pop(seq)
-            half.pending_bytes -= len(payload)
-            self._accept(half, seq, payload, missing, number, timestamp)
-
-    def _skip_hole(self, half: _Half, number: int, timestamp: float, why: str) -> None:
-        start = half.next_seq
-        first = min(half.pending, key=lambda s: (s - start) & MASK)
-        gap = (first - start) & MASK
-        half.next_seq = first
-        self._lost(half, gap, number, f"missing ({why})")
-        self._drain(half, number, timestamp)
-
-    def _flush_pending(self, half: _Half, number: int) -> None:
-        while half.pending:
-            self._skip_hole(half, number, self.last_time, "the direction ended before it was filled")
-
-    def _acknowledged(self, half: _Half, ack: int, number: int) -> None:
-        """The peer acknowledged bytes of ``half``: if past a hole, the capture lost them."""
-        start = half.next_seq
-        if start is None:
-            return
-        first = min(half.pending, key=lambda s: (s - start) & MASK)
-        if ((ack - first) & MASK) < HALF and ack != start:
-            self._skip_hole(half, number, self.last_time, "the receiver acknowledged them")
-
     def _lost(self, half: _Half, size: int, number: int, why: str) -> None:
         """``size`` bytes of the stream will never be seen: keep the framing if the frame lengths
         allow it, otherwise hunt for the next frame start."""
-        half.missing += size
+        super()._lost(half, size, number, why)
         where = self.describe(half)
         if half.state == OFF:
             return
