@@ -27,8 +27,8 @@ from kdiag.exitstatus import ExitStatus, UsageError
 
 DEFAULT_LISTEN = "0.0.0.0:9108"
 MIN_INTERVAL, MAX_SECONDS = 0.1, 86400.0
-SHUTDOWN_BUDGET = 1.5  # seconds for the sinks to flush after SIGTERM/SIGINT; the process is gone by 2 s
-EXIT_WATCHDOG = 1.9
+SHUTDOWN_BUDGET = 1.2  # seconds for the sinks to flush after SIGTERM/SIGINT; the process is gone by 2 s
+EXIT_WATCHDOG = 1.8
 
 HELP = """\
 Run as a sidecar: probe the cluster from this pod every --interval (in process, one probe at a
@@ -132,7 +132,7 @@ def watch(
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_watch_command(WatchArguments(**{k: v for k, v in locals().items() if k not in ("ctx", "debug")}),
-                             env=environment(ctx))
+                             env=environment(ctx), exit_on_signal=True)
 
 
 class WatchArguments:
@@ -238,9 +238,13 @@ def client_options_from_environment(environ: Mapping[str, str]) -> list[str]:
 
 
 def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading.Event | None = None,
-                      environ: Mapping[str, str] | None = None) -> ExitStatus:
+                      environ: Mapping[str, str] | None = None, exit_on_signal: bool = False) -> ExitStatus:
     """Validate everything (UsageError, one line), bind the listener, then run until ``stop`` is set
-    or SIGTERM/SIGINT arrives; the sinks are flushed before it returns."""
+    or SIGTERM/SIGINT arrives; the sinks are flushed before it returns.
+
+    With ``exit_on_signal`` (the command line), a signal ends the process right after the sinks are
+    flushed, skipping the interpreter's teardown: librdkafka's destroy can wait on unreachable
+    brokers, and a pod must be gone within its grace period (here: 2 s)."""
     from dataclasses import replace
 
     from kdiag.target import parse_bootstrap
@@ -354,7 +358,10 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         server.server_close()
         log.event("stopped", "stopped" + (f" by {signal.Signals(received[0]).name}" if received else ""))
-    return ExitStatus.INTERRUPTED if received and received[0] == signal.SIGINT else ExitStatus.OK
+    status = ExitStatus.INTERRUPTED if received and received[0] == signal.SIGINT else ExitStatus.OK
+    if received and exit_on_signal:
+        _exit_now(int(status), env)
+    return status
 
 
 def _check_security(settings: dict[str, str]) -> None:
@@ -378,7 +385,7 @@ def _close_sinks(sinks, budget: float) -> None:
 
 
 def _install_signal_handlers(stop: threading.Event, received: list[int], env: Environment) -> None:
-    """SIGTERM and SIGINT set ``stop``; a watchdog ends the process 1.9 s later whatever still runs
+    """SIGTERM and SIGINT set ``stop``; a watchdog ends the process 1.8 s later whatever still runs
     (a probe stuck in a client library must not keep the pod terminating)."""
     if threading.current_thread() is not threading.main_thread():
         return

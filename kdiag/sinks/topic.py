@@ -23,6 +23,7 @@ from kdiag.sinks.spool import Spool
 BATCH = 50
 MESSAGE_TIMEOUT = 15.0  # seconds librdkafka keeps trying one batch before it reports the failure
 MAX_BACKOFF = 5.0
+FLUSH_AT_CLOSE = 0.3  # what is not acknowledged by then stays in the spool
 
 
 class TopicSink:
@@ -139,5 +140,6 @@ class TopicSink:
         self._stop.set()
         self._wake.set()
         self._thread.join(max(0.0, deadline - time.monotonic()))
-        if self._producer is not None and not self._thread.is_alive():
-            self._producer.flush(max(0.0, deadline - time.monotonic()))
+        if self._producer is not None and not self._thread.is_alive() and len(self._producer):
+            # acknowledgements still coming: what arrives now saves a duplicate at the next start
+            self._producer.flush(min(FLUSH_AT_CLOSE, max(0.0, deadline - time.monotonic())))
