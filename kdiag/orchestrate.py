@@ -32,12 +32,12 @@ from kdiag.report import (
     TlsDetail,
     Vantage,
 )
-from probes import advertised, dns, host, listeners, tcp
+from probes import advertised, balancer, dns, host, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
                           start_tls)
-from probes.results import DnsResult, KafkaCheck, ListenerScan, SaslResult, TcpResult
+from probes.results import DnsResult, KafkaCheck, Landing, ListenerScan, SaslResult, TcpResult
 from probes.sasl import SaslConfigError
 from probes.tls import describe
 from probes.tls_settings import TlsConfigError
@@ -346,10 +346,12 @@ class _Run:
                             cluster_id=kafka.cluster_id, security=self.security)
                 for broker in brokers
             ]
+            landings = pool.submit(self.repeat_bootstrap, led)  # a load balancer in front of the brokers?
             coordinator = self.find_coordinator() if self.options.roundtrip else None
             checks = [f.result() for f in futures]
         reports = tuple(
-            BrokerReport(b.node_id, b.host, b.port, b.rack, c.dns, c.tcp, c.kafka, c.identity, c.tls, c.sasl)
+            BrokerReport(b.node_id, b.host, b.port, b.rack, c.dns, c.tcp, c.kafka, c.identity, c.tls, c.sasl,
+                         c.tcp_attempts)
             for b, c in zip(brokers, checks)
         )
         if coordinator is not None:
@@ -369,9 +371,17 @@ class _Run:
         if status == "ok" and coordinator is not None and coordinator.reachable is False:
             status = "fail"
             summary += f"; the group coordinator {coordinator.host}:{coordinator.port} is unreachable"
-        detail = AdvertisedDetail(len(reports), reachable)
+        detail = AdvertisedDetail(len(reports), reachable, landings=landings.result())
         self.record(Stage("advertised", status, elapsed_ms(started), summary, detail))
         return cluster
+
+    def repeat_bootstrap(self, led: dict[int, tuple[str, int]]) -> tuple[Landing, ...]:
+        """Which broker each of a few fresh connections to the bootstrap's address reaches."""
+        if self.conn is None or self.endpoint is None:
+            return ()
+        return balancer.repeat_bootstrap(self.conn.sock.getpeername()[0], self.endpoint.port, host=self.endpoint.host,
+                                         led=led, security=self.security, deadline=self.deadline,
+                                         connect_timeout=self.options.connect_timeout)
 
     # --- the bootstrap host's other listeners ----------------------------------------------------
 

@@ -31,6 +31,7 @@ from probes.results import (
     DnsResult,
     IdentityCheck,
     KafkaCheck,
+    Landing,
     ListenerScan,
     RoundtripResult,
     SaslResult,
@@ -119,6 +120,7 @@ class AdvertisedDetail:
     checked: int = 0
     reachable: int = 0
     reason: str | None = None
+    landings: tuple[Landing, ...] = ()  # fresh connections to the bootstrap address: which broker each reached
 
 
 RoundtripDetail = RoundtripResult  # the round trip's facts are the stage's detail as they are
@@ -165,6 +167,7 @@ class BrokerReport:
     identity: IdentityCheck = field(default_factory=lambda: IdentityCheck(status="skip"))
     tls: TlsResult | None = None  # None: the client settings ask for no TLS
     sasl: SaslResult | None = None  # None: no SASL
+    tcp_attempts: tuple[TcpResult, ...] = ()  # a connect to every address, when the name resolved to several
 
     @property
     def endpoint(self) -> Endpoint:

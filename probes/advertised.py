@@ -13,7 +13,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from probes import dns, tcp
+from probes import addresses, dns, tcp
 from probes.codec.errors import NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION
 from probes.deadline import Deadline
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
@@ -30,6 +30,7 @@ class EndpointCheck:
     identity: IdentityCheck
     tls: TlsResult | None = None  # None: the client settings ask for no TLS
     sasl: SaslResult | None = None  # None: no SASL
+    tcp_attempts: tuple[TcpResult, ...] = ()  # every resolved address, when the name had several
 
 
 def led_partitions(topics: tuple[TopicInfo, ...]) -> dict[int, tuple[str, int]]:
@@ -67,9 +68,15 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
     sasl_skipped = SaslResult("skip", security.sasl.mechanism) if security.sasl else None
     if not resolved.ok:
         return EndpointCheck(resolved, TcpResult("skip"), skipped, IdentityCheck("skip"), tls_skipped, sasl_skipped)
-    connected, sock = connect_first(resolved, broker.port, deadline=deadline, connect_timeout=connect_timeout)
+    # Every address, not only the first that works: a client alternates between them (IPv6/IPv4 split).
+    connected, sock, attempts = addresses.connect_every(resolved, broker.port, deadline=deadline,
+                                                        connect_timeout=connect_timeout)
+
+    def done(*checks: object) -> EndpointCheck:
+        return EndpointCheck(resolved, connected, *checks, tcp_attempts=attempts)  # type: ignore[arg-type]
+
     if sock is None:
-        return EndpointCheck(resolved, connected, skipped, IdentityCheck("skip"), tls_skipped, sasl_skipped)
+        return done(skipped, IdentityCheck("skip"), tls_skipped, sasl_skipped)
 
     def reconnect(timeout: float) -> KafkaConnection:
         return connect_secure(connected.address, broker.port, host=broker.host, tls=security.tls,
@@ -80,7 +87,7 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
         tls, conn = start_tls(sock, host=broker.host, tls=security.tls, timeout=deadline.remaining())
         if conn is None:
             blocked = KafkaCheck("error", error=f"not attempted: the TLS handshake failed ({tls.status})")
-            return EndpointCheck(resolved, connected, blocked, IdentityCheck("skip"), tls, sasl_skipped)
+            return done(blocked, IdentityCheck("skip"), tls, sasl_skipped)
     else:
         conn = KafkaConnection(sock)
     with conn:
@@ -89,11 +96,11 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
             sasl, failed = authenticate(conn, security.sasl, timeout=deadline.remaining(),
                                         endpoint=f"{broker.host}:{broker.port}")
             if failed is not None:
-                return EndpointCheck(resolved, connected, failed, IdentityCheck("skip"), tls, sasl)
+                return done(failed, IdentityCheck("skip"), tls, sasl)
             if not sasl.ok:
                 blocked = KafkaCheck("error", conn.api_versions.version if conn.api_versions else None,
                                      error=f"not attempted: SASL authentication failed ({sasl.status})")
-                return EndpointCheck(resolved, connected, blocked, IdentityCheck("skip"), tls, sasl)
+                return done(blocked, IdentityCheck("skip"), tls, sasl)
         kafka, _metadata = check_kafka(conn, timeout=deadline.remaining(), metadata_version=metadata_version,
                                        reconnect=reconnect)
         identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline,
@@ -101,7 +108,7 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
     if identity.status == "wrong_broker":
         kafka = KafkaCheck("wrong_broker", kafka.api_versions_version, kafka.metadata_version, kafka.cluster_id,
                            kafka.controller_id, kafka.brokers, (), error=identity.error, duration_ms=kafka.duration_ms)
-    return EndpointCheck(resolved, connected, kafka, identity, tls, sasl)
+    return done(kafka, identity, tls, sasl)
 
 
 def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, int] | None,

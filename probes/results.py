@@ -290,3 +290,20 @@ class ListenerScan:
     @property
     def open_ports(self) -> frozenset[int]:
         return frozenset(listener.port for listener in self.listeners)
+
+
+@dataclass(frozen=True)
+class Landing:
+    """One fresh connection to the address the bootstrap used, and which broker answered on it.
+
+    ``node_id`` is proven, not claimed: the broker answered ListOffsets without NOT_LEADER_OR_FOLLOWER
+    for a partition that node leads (``topic``/``partition``); None when no partition proved it.
+    ``cluster_id`` is what its Metadata said. Several connections landing on different node ids (or
+    cluster ids) mean something in front of the brokers spreads connections over them.
+    """
+
+    node_id: int | None = None
+    cluster_id: str | None = None
+    topic: str | None = None
+    partition: int | None = None
+    error: str | None = None

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 
 from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl,
                                   client_uses_tls, hostport, join_words, plural, security_protocol, vantage_address)
-from kdiag.diagnose.hosts import CONTAINER_ID, EC2_INTERNAL, KUBERNETES, SINGLE_LABEL, classify_host, is_loopback
+from kdiag.diagnose.hosts import (BITNAMI_HELM, CONFLUENT_CLOUD, CONTAINER_ID, DOCKER, EC2_INTERNAL, EVENT_HUBS, KUBERNETES,
+                                  KUBERNETES_OTHER, MSK, SINGLE_LABEL, STRIMZI, Deployment, classify_host,
+                                  detect_deployment, is_loopback)
 from kdiag.report import BrokerReport, Endpoint, Report
 
 BIND_ALL = "0.0.0.0"
@@ -149,9 +151,13 @@ def external_address(report: Report, broker: BrokerReport, *, shared: bool) -> E
     """The address outside clients should be given for ``broker``."""
     used = bootstrap_used(report)
     single = report.cluster is None or len(report.cluster.brokers) <= 1
+    kind = classify_host(broker.host)
+    if used is not None and is_loopback(used.host) and kind.kind == KUBERNETES:
+        # a kubectl port-forward: 127.0.0.1 is this machine only, never an address to advertise
+        return ExternalAddress(f"<external address of broker {broker.node_id}: its LoadBalancer, NodePort or "
+                               "Ingress host>", False)
     if used is not None and (single or shared):
         return ExternalAddress(used.host, True)
-    kind = classify_host(broker.host)
     if kind.kind == EC2_INTERNAL:
         return ExternalAddress(f"<public DNS name of broker {broker.node_id}, "
                                f"ec2-A-B-C-D.{kind.region}.compute.amazonaws.com>", False)
@@ -291,7 +297,10 @@ def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, 
     text = [o for o in options if o]
     if any(not external_address(report, b, shared=shared).known for b in brokers):
         text.append("Replace each <...> with the address clients outside the network use for that broker.")
-    if any(classify_host(b.host).kind == KUBERNETES for b in brokers):
+    note = deployment_note(report, per_broker_endpoints=True)
+    if note:
+        text.append(note)
+    elif any(classify_host(b.host).kind == KUBERNETES for b in brokers):
         text.append(KUBERNETES_NOTE)
     text.append(KRAFT_NOTE)
     return "\n\n".join(text)
@@ -424,3 +433,126 @@ def secure_protocol_for(report: Report, *, tls: bool | None = None, sasl: bool |
     if use_sasl:
         return "SASL_SSL" if use_tls else "SASL_PLAINTEXT"
     return "SSL" if use_tls else "PLAINTEXT"
+
+
+# --- the fix in the deployment tool's own terms ----------------------------------------------------------
+
+
+def report_deployment(report: Report) -> Deployment | None:
+    """The deployment the report's names point to: the bootstrap's first, then the advertised brokers'."""
+    hosts = [e.host for e in report.bootstrap]
+    if report.cluster is not None:
+        hosts += [b.host for b in report.cluster.brokers]
+    return detect_deployment(hosts)
+
+
+def _node_ids(report: Report) -> list[int]:
+    return sorted(b.node_id for b in report.cluster.brokers) if report.cluster is not None else [0]
+
+
+def strimzi_listener(deployment: Deployment, node_ids: Sequence[int], *, tls: bool) -> str:
+    """A Strimzi ``Kafka`` resource's external listener with one advertised host and port per broker."""
+    brokers = "\n".join(f"            - broker: {node}\n              advertisedHost: <external name of broker {node}>"
+                        f"\n              advertisedPort: 9094" for node in node_ids)
+    return (f"apiVersion: kafka.strimzi.io/v1beta2\nkind: Kafka\nmetadata:\n  name: {deployment.cluster or '<cluster>'}"
+            f"\n  namespace: {deployment.namespace or '<namespace>'}\nspec:\n  kafka:\n    listeners:\n"
+            "      # keep your internal listeners (plain 9092, tls 9093) as they are, and add:\n"
+            "      - name: external\n        port: 9094\n"
+            "        type: loadbalancer      # one Service per broker plus a bootstrap Service (or nodeport, ingress)\n"
+            f"        tls: {'true' if tls else 'false'}\n        configuration:\n          brokers:\n{brokers}")
+
+
+def bitnami_values(node_ids: Sequence[int]) -> str:
+    """The Bitnami Kafka chart's ``externalAccess`` values: one LoadBalancer Service per broker."""
+    count = len(node_ids)
+    ips = ", ".join(f"<external IP of broker {i}>" for i in range(count))
+    return ("externalAccess:\n  enabled: true\n  controller:\n    service:\n      type: LoadBalancer\n"
+            f"      ports:\n        external: 9094\n      loadBalancerIPs: [{ips}]\n"
+            "  # with broker-only pods, the same under externalAccess.broker.service\n"
+            "  autoDiscovery:\n    enabled: false   # true lets the chart read the assigned addresses (needs RBAC)")
+
+
+def deployment_note(report: Report, *, per_broker_endpoints: bool = False) -> str | None:
+    """How to make the change in the tool that runs the brokers, saying which one was assumed and why;
+    None when the names point to no known tool. The generic lines stay in the fix beside it."""
+    deployment = report_deployment(report)
+    if deployment is None:
+        return None
+    assumed = f"Assumed {_DEPLOYMENT_NAMES[deployment.kind]}, because {deployment.reason}."
+    node_ids = _node_ids(report)
+    tls = client_uses_tls(report)
+    used = bootstrap_used(report)
+    port_forward = used is not None and is_loopback(used.host) and deployment.kind in (STRIMZI, BITNAMI_HELM,
+                                                                                        KUBERNETES_OTHER)
+    parts = [assumed]
+    if port_forward:
+        parts.append("kubectl port-forward reaches one pod from this machine only: never advertise 127.0.0.1 or "
+                     "localhost for a broker. To test from here, forward every broker pod's port and map each "
+                     "advertised name to 127.0.0.1 in /etc/hosts (see the stopgap), or run the client inside the "
+                     "cluster:  kubectl run kcat --rm -it --restart=Never --image=edenhill/kcat:1.7.1 -- -b "
+                     "<bootstrap service>:9092 -L")
+    if deployment.kind == STRIMZI:
+        parts.append("Strimzi writes listeners= and advertised.listeners= from the Kafka resource: do not edit "
+                     "server.properties in the pods. Add an external listener with each broker's own address "
+                     "(kubectl edit kafka " + (deployment.cluster or "<cluster>")
+                     + (f" -n {deployment.namespace}" if deployment.namespace else "") + "):\n\n"
+                     + strimzi_listener(deployment, node_ids, tls=tls)
+                     + "\n\nThen bootstrap with the external bootstrap Service's address (kubectl get kafka "
+                     + (deployment.cluster or "<cluster>")
+                     + " -o jsonpath='{.status.listeners[?(@.name==\"external\")].bootstrapServers}').")
+    elif deployment.kind == BITNAMI_HELM:
+        parts.append("The Bitnami chart writes the listeners from its values: turn on externalAccess, which gives "
+                     "every broker its own Service and advertises it on the EXTERNAL listener:\n\n"
+                     + bitnami_values(node_ids)
+                     + f"\n\n  helm upgrade {deployment.cluster or '<release>'} oci://registry-1.docker.io/bitnamicharts/"
+                     "kafka --reuse-values -f external-access.yaml")
+    elif deployment.kind == KUBERNETES_OTHER:
+        parts.append(KUBERNETES_NOTE + " Confluent for Kubernetes: spec.listeners.external.externalAccess "
+                     "(type loadBalancer with a domain, or nodePort) on the Kafka resource.")
+    elif deployment.kind == DOCKER:
+        parts.append("In Docker the image reads the same settings from its environment; the name differs by image: "
+                     "apache/kafka and confluentinc/cp-kafka take KAFKA_ADVERTISED_LISTENERS, bitnami/kafka takes "
+                     "KAFKA_CFG_ADVERTISED_LISTENERS (every setting as KAFKA_CFG_ plus its name).")
+    else:
+        parts.append(_MANAGED_NOTES[deployment.kind](deployment))
+    if per_broker_endpoints and deployment.managed:
+        parts.append("The broker lines above do not apply to a managed service: the fix is on the client or the "
+                     "network side.")
+    return "\n\n".join(parts)
+
+
+_DEPLOYMENT_NAMES = {
+    STRIMZI: "Strimzi on Kubernetes", BITNAMI_HELM: "the Bitnami Kafka Helm chart on Kubernetes",
+    KUBERNETES_OTHER: "Kubernetes (no operator recognised)", MSK: "Amazon MSK",
+    CONFLUENT_CLOUD: "Confluent Cloud", EVENT_HUBS: "Azure Event Hubs", DOCKER: "Docker",
+}
+
+
+def _msk_note(deployment: Deployment) -> str:
+    return ("MSK's brokers are not yours to reconfigure; the bootstrap string and port choose the listener. Inside "
+            "the VPC: 9092 plaintext, 9094 TLS, 9096 SASL/SCRAM, 9098 IAM; with public access: 9194 TLS, 9196 "
+            "SASL/SCRAM, 9198 IAM. Take the string for your client's authentication from "
+            "`aws kafka get-bootstrap-brokers --cluster-arn <arn>` (BootstrapBrokerStringPublicSaslScram for "
+            "9196, ...), and allow that port on every broker in the cluster's security group, from this machine's "
+            "address.")
+
+
+def _confluent_cloud_note(deployment: Deployment) -> str:
+    return ("Confluent Cloud's brokers are not yours to reconfigure. Use the cluster's bootstrap string on port "
+            "9092 with security.protocol=SASL_SSL, sasl.mechanisms=PLAIN and an API key as user name and secret. "
+            "With private networking (PrivateLink, VPC peering), the zonal broker names resolve only through the "
+            "private DNS zone: create it in the client's network with a wildcard record per availability zone "
+            "(*.<az-id>.<domain>) pointing to that zone's endpoint, and check each broker name resolves to the "
+            "endpoint of its own zone.")
+
+
+def _event_hubs_note(deployment: Deployment) -> str:
+    namespace = deployment.cluster or "<namespace>"
+    return (f"Event Hubs speaks Kafka on {namespace}.servicebus.windows.net:9093 only, with "
+            "security.protocol=SASL_SSL, sasl.mechanisms=PLAIN, sasl.username=$ConnectionString and the "
+            "namespace's connection string as the password. Its load balancer drops connections idle for "
+            "240 s: set connections.max.idle.ms=180000 (librdkafka: socket.keepalive.enable=true, "
+            "metadata.max.age.ms=180000).")
+
+
+_MANAGED_NOTES = {MSK: _msk_note, CONFLUENT_CLOUD: _confluent_cloud_note, EVENT_HUBS: _event_hubs_note}

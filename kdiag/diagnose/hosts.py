@@ -186,3 +186,68 @@ def is_loopback(host: str) -> bool:
 
 def is_nonroutable(host: str) -> bool:
     return classify_host(host).kind == UNSPECIFIED
+
+
+# --- the deployment a name gives away --------------------------------------------------------------
+
+STRIMZI = "strimzi"
+BITNAMI_HELM = "bitnami_helm"
+KUBERNETES_OTHER = "kubernetes"
+MSK = "msk"
+CONFLUENT_CLOUD = "confluent_cloud"
+EVENT_HUBS = "event_hubs"
+DOCKER = "docker"
+
+_STRIMZI = re.compile(r"^(?:(?P<pod>[a-z0-9-]+)\.)?(?P<cluster>[a-z0-9-]+)-kafka-(?:brokers|bootstrap)"
+                      r"(?:\.(?P<namespace>[a-z0-9-]+))?(?:\.svc(?:\.cluster\.local)?)?$")
+_BITNAMI = re.compile(r"^(?P<pod>(?P<release>[a-z0-9-]*kafka)-(?:controller|broker)-\d+)\.[a-z0-9-]*kafka-"
+                      r"(?:controller|broker)-headless(?:\.(?P<namespace>[a-z0-9-]+))?(?:\.svc(?:\.cluster\.local)?)?$")
+_MSK = re.compile(r"^(?:b|boot)-[a-z0-9-]+\.[a-z0-9.-]+\.kafka(?:-serverless)?\.(?P<region>[a-z0-9-]+)\.amazonaws\.com$")
+_CONFLUENT_CLOUD = re.compile(r"\.confluent\.cloud$")
+_EVENT_HUBS = re.compile(r"^(?P<namespace>[a-z0-9-]+)\.servicebus\.windows\.net$")
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """How the cluster is run, as its names give it away: ``kind`` (strimzi, bitnami_helm, kubernetes, msk,
+    confluent_cloud, event_hubs, docker), ``managed`` (the user cannot change the brokers), ``reason``
+    (which name said so, for the finding to say what it assumed and why), and the names it carries."""
+
+    kind: str
+    reason: str
+    managed: bool = False
+    cluster: str | None = None  # Strimzi's Kafka resource, the Helm release, the Event Hubs namespace
+    namespace: str | None = None  # the Kubernetes namespace
+    region: str | None = None
+
+
+def detect_deployment(hosts: list[str] | tuple[str, ...], ports: tuple[int, ...] = ()) -> Deployment | None:
+    """The deployment the first telling name among ``hosts`` (bootstrap, then advertised) points to; None if none."""
+    for host in hosts:
+        name = normalise_host(host)
+        if m := _EVENT_HUBS.match(name):
+            return Deployment(EVENT_HUBS, f"{name} is an Azure Event Hubs namespace (Kafka endpoint on port 9093)",
+                              True, cluster=m.group("namespace"))
+        if _CONFLUENT_CLOUD.search(name):
+            return Deployment(CONFLUENT_CLOUD, f"{name} is a Confluent Cloud endpoint", True)
+        if m := _MSK.match(name):
+            return Deployment(MSK, f"{name} is an Amazon MSK broker or bootstrap name", True, region=m.group("region"))
+    for host in hosts:
+        name = normalise_host(host)
+        strimzi = _STRIMZI.match(name)
+        if strimzi and (".svc" in name or strimzi.group("pod")):
+            return Deployment(STRIMZI, f"{name} follows Strimzi's naming (<cluster>-kafka-brokers / -kafka-bootstrap "
+                              "services)", cluster=strimzi.group("cluster"), namespace=strimzi.group("namespace"))
+        if bitnami := _BITNAMI.match(name):
+            return Deployment(BITNAMI_HELM, f"{name} follows the Bitnami Helm chart's naming "
+                              "(<release>-kafka-controller-N pods behind a -headless service)",
+                              cluster=bitnami.group("release"), namespace=bitnami.group("namespace"))
+        if classify_host(name).kind == KUBERNETES:
+            labels = name.split(".")
+            namespace = labels[labels.index("svc") - 1] if "svc" in labels and labels.index("svc") >= 2 else None
+            return Deployment(KUBERNETES_OTHER, f"{name} is a Kubernetes cluster DNS name", namespace=namespace)
+    for host in hosts:
+        if classify_host(host).kind in (CONTAINER_ID,):
+            return Deployment(DOCKER, f"{normalise_host(host)} is a Docker container id (a container's default "
+                              "hostname)")
+    return None

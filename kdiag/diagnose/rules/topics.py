@@ -9,6 +9,7 @@ from __future__ import annotations
 from kdiag.diagnose.facts import (bootstrap_used, describe_partitions, hostport, join_words, metadata_obtained,
                                   plural, unusable_brokers)
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.rules.addressing import splits
 from kdiag.diagnose.rules.advertised import coordinator_finding
 from kdiag.finding import Finding
 from kdiag.report import Report, RoundtripDetail
@@ -213,7 +214,7 @@ def _explained_elsewhere(report: Report, detail: RoundtripDetail) -> bool:
     code = _code(detail)
     if code in NOT_FOUND_CODES + AUTHORIZATION_CODES + AUTHENTICATION_CODES:
         return True
-    if unusable_brokers(report) or coordinator_finding(report) is not None:
+    if unusable_brokers(report) or coordinator_finding(report) is not None or splits(report):
         return True
     topic = _topic(report, detail.topic)
     return topic is not None and any(p.leader_id < 0 or p.error.upper() in NO_LEADER_ERRORS + (LISTENER_NOT_FOUND,)

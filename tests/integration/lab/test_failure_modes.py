@@ -1,0 +1,83 @@
+"""The researched failure modes (reference/landscape-and-failure-modes.md §2) reproduced with real brokers.
+
+Each scenario here reproduces one failure mode kdiag used to get wrong or had never met on a real
+broker: the IPv6/IPv4 split for localhost (#7), one round-robin load balancer in front of all brokers
+(#6), and the finding ids no other scenario raises. Every vantage must end as its scenario says; some
+have a closer look at their report in the same run. Needs root; never skips.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from kdiag.lab.runner import VantageRun
+from kdiag.lab.scenarios import get_scenario
+from tests.labrun import assert_as_expected
+
+pytestmark = [pytest.mark.netns, pytest.mark.broker]
+
+SCENARIOS = ("localhost-ipv4-only", "one-load-balancer")
+CASES = [(name, vantage) for name in SCENARIOS for vantage in get_scenario(name).vantages]
+RUN_SECONDS = 15.0
+
+Check = Callable[[VantageRun], None]
+CHECKS: dict[tuple[str, str], Check] = {}
+
+
+def check(scenario: str, vantage: str) -> Callable[[Check], Check]:
+    def register(function: Check) -> Check:
+        CHECKS[(scenario, vantage)] = function
+        return function
+    return register
+
+
+def finding(run: VantageRun, finding_id: str) -> dict:
+    return next(f for f in run.report["findings"] if f["id"] == finding_id)
+
+
+def stage(run: VantageRun, name: str) -> dict:
+    return next(s for s in run.report["stages"] if s["name"] == name)
+
+
+@check("localhost-ipv4-only", "laptop-localhost")
+def every_address_of_localhost_is_tried_and_only_ipv6_fails(run: VantageRun) -> None:
+    [broker] = run.report["cluster"]["brokers"]
+    statuses = {a["address"]: a["status"] for a in broker["tcp_attempts"]}
+    assert statuses == {"::1": "refused", "127.0.0.1": "ok"}
+    assert broker["tcp"]["status"] == "ok"  # what a first-success check sees
+    evidence = finding(run, "ADVERTISED_ADDRESS_FAMILY_SPLIT")["evidence"]
+    assert evidence["working_families"] == ["IPv4"] and evidence["failing_families"] == ["IPv6"]
+    assert {e["of"] for e in evidence["endpoints"]} == {"the bootstrap address", "broker 1"}
+
+
+@check("one-load-balancer", "laptop")
+def fresh_connections_to_the_balancer_reach_different_brokers(run: VantageRun) -> None:
+    landings = stage(run, "advertised")["detail"]["landings"]
+    nodes = {landing["node_id"] for landing in landings}
+    assert len(landings) == 4 and len(nodes) >= 2 and nodes <= {0, 1, 2}
+    lb = finding(run, "LOAD_BALANCED_BOOTSTRAP")
+    assert lb["severity"] == "warning" and len(lb["evidence"]["landed_node_ids"]) >= 2
+    assert "advertisedHost: <external name of broker 2>" in lb["fix"]
+    assert "name: my-cluster" in lb["fix"] and "namespace: kafka" in lb["fix"]
+
+
+@check("one-load-balancer", "app-pod")
+def inside_the_cluster_the_balancer_is_only_an_info(run: VantageRun) -> None:
+    lb = finding(run, "LOAD_BALANCED_BOOTSTRAP")
+    assert lb["severity"] == "info" and lb["fix"] == ""
+
+
+def test_every_check_names_a_vantage_that_exists() -> None:
+    cases = {(name, vantage.name) for name, vantage in CASES}
+    assert set(CHECKS) <= cases, set(CHECKS) - cases
+
+
+@pytest.mark.parametrize(("scenario", "vantage"), CASES, ids=[f"{name}/{vantage.name}" for name, vantage in CASES])
+def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, scenario, vantage) -> None:
+    run = lab(scenario).run(vantage)
+    assert_as_expected(run)
+    assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
+    if (scenario, vantage.name) in CHECKS:
+        CHECKS[(scenario, vantage.name)](run)
