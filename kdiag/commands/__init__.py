@@ -13,7 +13,7 @@ import importlib
 
 import typer
 
-NAMES = ("bootstrap", "watch", "explain", "diff", "pcap", "lab", "findings")
+NAMES = ("bootstrap", "watch", "explain", "diff", "pcap", "lab", "findings", "fleet")
 
 
 def register_all(app: typer.Typer) -> None:
