@@ -1,0 +1,97 @@
+"""What ``kdiag fleet analyze`` reads: paths, globs and directories of report files, or a Kafka topic.
+
+A directory stands for its ``*.jsonl``, ``*.jsonl.gz`` and ``*.json`` files (not recursively); a
+glob is taken as given. ``*.json`` files hold one (pretty-printed) report each, as attached to tickets;
+the others one report a line. ``kafka://BOOTSTRAP/TOPIC`` is a batch read of a report topic.
+Local inputs are checked here (missing or unreadable: a one-line ``InputError``); ``hdfs://``,
+``s3a://`` and other URLs are left to Spark.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+LINE_SUFFIXES = (".jsonl", ".jsonl.gz")
+FILE_SUFFIXES = (".json",)
+
+
+class InputError(ValueError):
+    """An input that cannot be read (one line)."""
+
+
+@dataclass(frozen=True)
+class KafkaInput:
+    bootstrap: str
+    topic: str
+
+    def __str__(self) -> str:
+        return f"kafka://{self.bootstrap}/{self.topic}"
+
+
+@dataclass(frozen=True)
+class FileInputs:
+    """Spark paths (globs allowed) of line files, and of whole-file reports."""
+
+    lines: tuple[str, ...] = ()
+    whole: tuple[str, ...] = ()
+
+
+def parse_kafka(text: str) -> KafkaInput:
+    parts = urlsplit(text)
+    topic = parts.path.strip("/")
+    if not parts.netloc or not topic or "/" in topic:
+        raise InputError(f"{text}: a Kafka input is kafka://BOOTSTRAP/TOPIC (host:port[,host:port...])")
+    return KafkaInput(parts.netloc, topic)
+
+
+def is_remote(path: str) -> bool:
+    scheme = urlsplit(path).scheme
+    return len(scheme) > 1 and scheme != "file"
+
+
+def _local(path: str) -> str:
+    return path[len("file://"):] if path.startswith("file://") else path
+
+
+def classify(paths: list[str] | tuple[str, ...]) -> tuple[FileInputs, tuple[KafkaInput, ...]]:
+    """Splits the inputs into file paths for Spark and Kafka topics; checks local paths exist."""
+    lines: list[str] = []
+    whole: list[str] = []
+    topics: list[KafkaInput] = []
+    for path in paths:
+        if path.startswith("kafka://"):
+            topics.append(parse_kafka(path))
+            continue
+        if is_remote(path):
+            (whole if path.endswith(FILE_SUFFIXES) else lines).append(path)
+            continue
+        for local in local_files(path):
+            (whole if local.endswith(FILE_SUFFIXES) else lines).append(os.path.abspath(local))
+    return FileInputs(tuple(lines), tuple(whole)), tuple(topics)
+
+
+def local_files(path: str) -> list[str]:
+    """The report files a local path, glob or directory stands for; InputError when there are none."""
+    local = _local(path)
+    if os.path.isdir(local):
+        found = sorted(os.path.join(local, name) for name in os.listdir(local)
+                       if name.endswith(LINE_SUFFIXES + FILE_SUFFIXES) and os.path.isfile(os.path.join(local, name)))
+        if not found and not os.access(local, os.R_OK | os.X_OK):
+            raise InputError(f"{path}: cannot read this directory")
+        if not found:
+            raise InputError(f"{path}: no *.jsonl, *.jsonl.gz or *.json files in this directory")
+    elif glob.has_magic(local):
+        found = sorted(p for p in glob.glob(local) if os.path.isfile(p))
+        if not found:
+            raise InputError(f"{path}: no file matches")
+    elif os.path.isfile(local):
+        found = [local]
+    else:
+        raise InputError(f"{path}: no such file or directory")
+    for file in found:
+        if not os.access(file, os.R_OK):
+            raise InputError(f"{file}: cannot read it (permission denied)")
+    return found

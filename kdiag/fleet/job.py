@@ -1,0 +1,524 @@
+"""The fleet job on Spark: reports in, the tables of ``kdiag.fleet.tables`` out, as Parquet under ``--out``.
+
+Runs as it is under ``spark-submit`` (``spark-submit kdiag/fleet/job.py INPUT... --out DIR``), with
+``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``. Spark is imported here only.
+
+One pass over the input: the text is read once (line files, whole ``*.json`` files, or a Kafka topic),
+parsed with an explicit schema (``report_schema``: the fields the tables use; unknown fields are
+ignored), each record classified (accepted, or rejected with a reason, counted and sampled), the
+accepted de-duplicated by ``report_id`` and cached, and every table computed from that cache with
+built-in functions and window functions (no Python UDF, nothing collected to the driver but the
+rejected samples, which are scrubbed of secrets in Python, and the small tables the views draw).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import re
+import shutil
+import socket
+import sys
+import uuid
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from kdiag.fleet.inputs import FileInputs, KafkaInput, classify
+from kdiag.fleet.tables import SAMPLES, STALE_INTERVALS, TABLES
+from kdiag.report import SCHEMA
+
+FLEET_SCHEMA = "kdiag.fleet/1"
+"""The version of the Spark schema below and of the tables; it reads reports of ``kdiag.report/1``."""
+
+_MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+|yarn|k8s://\S+)$")
+KAFKA_JARS_ENV = "KDIAG_SPARK_KAFKA_JARS"
+
+
+class FleetError(Exception):
+    """The job cannot run as asked (one line: bad input, no Java, an unreachable master)."""
+
+
+@dataclass(frozen=True)
+class AnalyzeOptions:
+    inputs: tuple[str, ...]
+    out: str
+    master: str | None = None  # None: spark-submit's, else local[*]
+    since: str | None = None
+    until: str | None = None
+    min_vantages: int = 1
+    overwrite: bool = False
+    verbose: bool = False
+    html: bool = True
+    shuffle_partitions: int | None = None
+
+
+@dataclass
+class AnalyzeResult:
+    out: str
+    tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    accepted: int = 0
+    duplicates: int = 0
+
+
+# --- the schema ---------------------------------------------------------------------------------
+
+
+def report_schema() -> Any:
+    """The fields of a ``kdiag.report/1`` report the tables read, typed; everything else is ignored.
+    ``evidence`` is read as its JSON text; ``_corrupt_record`` catches what does not parse."""
+    from pyspark.sql.types import (ArrayType, DoubleType, LongType, StringType, StructField, StructType)
+
+    def struct(*fields: tuple[str, Any]) -> StructType:
+        return StructType([StructField(name, kind) for name, kind in fields])
+
+    status = struct(("status", StringType()))
+    broker = struct(("node_id", LongType()), ("host", StringType()), ("port", LongType()), ("dns", status),
+                    ("tcp", struct(("status", StringType()), ("duration_ms", DoubleType()))), ("kafka", status))
+    return struct(
+        ("schema", StringType()), ("report_id", StringType()), ("generated_at", StringType()),
+        ("vantage", struct(("hostname", StringType()), ("label", StringType()))),
+        ("bootstrap", ArrayType(struct(("host", StringType()), ("port", LongType())))),
+        ("stages", ArrayType(struct(("name", StringType()), ("status", StringType()), ("duration_ms", DoubleType())))),
+        ("cluster", struct(("cluster_id", StringType()), ("brokers", ArrayType(broker)))),
+        ("findings", ArrayType(struct(("id", StringType()), ("severity", StringType()), ("evidence", StringType())))),
+        ("_corrupt_record", StringType()),
+    )
+
+
+# --- the session --------------------------------------------------------------------------------
+
+
+def check_master(master: str | None) -> None:
+    """An unknown master URL, or a standalone master nobody answers at: FleetError."""
+    if master is None:
+        return
+    if not _MASTER.match(master):
+        raise FleetError(f"--master {master}: not a Spark master URL (local[N], spark://HOST:PORT, yarn, k8s://...)")
+    if master.startswith("spark://"):
+        for hostport in master[len("spark://"):].split(","):
+            host, _, port = hostport.rpartition(":")
+            try:
+                socket.create_connection((host, int(port)), timeout=3).close()
+                return
+            except (OSError, ValueError):
+                continue
+        raise FleetError(f"--master {master}: no Spark master answers there")
+
+
+def check_java() -> None:
+    home = os.environ.get("JAVA_HOME")
+    if home and os.access(os.path.join(home, "bin", "java"), os.X_OK):
+        return
+    if shutil.which("java") is None:
+        raise FleetError("no Java runtime: Spark needs Java 17 or later (apt-get install openjdk-17-jre-headless, "
+                         "or set JAVA_HOME)")
+
+
+def _loopback(master: str | None) -> bool:
+    if master is None or master.startswith("local"):
+        return True
+    host = master[len("spark://"):].split(",")[0].rpartition(":")[0] if master.startswith("spark://") else ""
+    return host in ("127.0.0.1", "localhost", "::1")
+
+
+def kafka_jars() -> list[str]:
+    """The pre-resolved jars of Spark's Kafka source (scripts/setup), if any, for this Spark version."""
+    import pyspark
+
+    root = os.environ.get(KAFKA_JARS_ENV) or os.path.expanduser(f"~/.cache/kdiag/spark-kafka/{pyspark.__version__}")
+    if not os.path.isdir(root):
+        return []
+    return sorted(os.path.join(root, name) for name in os.listdir(root) if name.endswith(".jar"))
+
+
+def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
+    """A session: spark-submit's when launched by it, else one on ``options.master`` (local[*] by
+    default), bound to loopback when the driver and executors are on this machine."""
+    import pyspark
+    from pyspark.sql import SparkSession
+
+    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # launched by spark-submit: its settings rule
+    master = options.master or (None if submitted else "local[*]")
+    builder = SparkSession.builder.appName("kdiag fleet")
+    if master is not None:
+        builder = builder.master(master)
+    if not submitted and _loopback(master):
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
+    quiet = str(Path(__file__).with_name("log4j2-quiet.properties"))
+    builder = (builder.config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
+               .config("spark.sql.session.timeZone", "UTC")
+               .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
+    if not options.verbose and not submitted:
+        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{quiet}")
+    if options.shuffle_partitions:
+        builder = builder.config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
+    if kafka:
+        jars = kafka_jars()
+        if jars:  # resolved by scripts/setup: no Maven Central at run time (the tests' sandbox has none)
+            builder = builder.config("spark.jars", ",".join(jars))
+        else:
+            builder = builder.config("spark.jars.packages",
+                                     f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}")
+    spark = builder.getOrCreate()
+    spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
+    return spark
+
+
+# --- reading and classifying --------------------------------------------------------------------
+
+
+def read_text(spark: Any, files: FileInputs, topics: Sequence[KafkaInput]) -> Any:
+    """(source, value): one row per line of the line files, per whole ``*.json`` file, per Kafka record."""
+    from pyspark.sql import functions as F
+
+    frames = []
+    if files.lines:
+        frames.append(spark.read.text(list(files.lines)).select(F.col("_metadata.file_path").alias("source"), "value"))
+    if files.whole:
+        frames.append(spark.read.text(list(files.whole), wholetext=True)
+                      .select(F.col("_metadata.file_path").alias("source"), "value"))
+    for topic in topics:
+        frames.append(spark.read.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
+                      .option("subscribe", topic.topic).option("startingOffsets", "earliest")
+                      .option("endingOffsets", "latest").option("failOnDataLoss", "false").load()
+                      .select(F.lit(str(topic)).alias("source"), F.col("value").cast("string").alias("value")))
+    text = frames[0]
+    for frame in frames[1:]:
+        text = text.unionByName(frame)
+    return text.where(F.trim(F.col("value"), " \t\r\n") != "")
+
+
+_REASON = f"""
+CASE
+  WHEN p._corrupt_record IS NOT NULL THEN
+    CASE WHEN get_json_object(value, '$') IS NULL THEN 'not_json'
+         WHEN NOT startswith(ltrim(value), '{{') OR get_json_object(value, '$.schema') IS NULL THEN 'not_a_report'
+         WHEN get_json_object(value, '$.schema') != '{SCHEMA}' THEN 'schema_version'
+         ELSE 'bad_field' END
+  WHEN p.schema IS NULL THEN 'not_a_report'
+  WHEN p.schema != '{SCHEMA}' THEN 'schema_version'
+  WHEN ts IS NULL OR p.bootstrap IS NULL OR size(p.bootstrap) < 1 THEN 'bad_field'
+END"""
+
+ENDPOINT = "CASE WHEN {h} LIKE '%:%' THEN concat('[', {h}, ']:', {p}) ELSE concat({h}, ':', {p}) END"
+
+
+def classified(text: Any) -> Any:
+    """Every record with its ``reason`` (null: accepted) and, for the accepted, the report's fields."""
+    from pyspark.sql import functions as F
+
+    options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
+    parsed = text.select("source", "value", F.from_json("value", report_schema(), options).alias("p"))
+    parsed = parsed.withColumn("ts", F.expr("try_to_timestamp(p.generated_at)"))
+    return parsed.withColumn("reason", F.expr(_REASON))
+
+
+def accepted_reports(records: Any) -> Any:
+    """The accepted reports, one row per ``report_id`` (or per text, for reports without one)."""
+    from pyspark.sql import functions as F
+
+    endpoint = ENDPOINT.format(h="e.host", p="e.port")
+    return (records.where(F.col("reason").isNull()).select(
+        F.expr("coalesce(nullif(p.report_id, ''), concat('sha256:', sha2(value, 256)))").alias("key"),
+        "ts",
+        F.expr(f"array_join(transform(p.bootstrap, e -> {endpoint}), ',')").alias("cluster"),
+        F.col("p.cluster.cluster_id").alias("cluster_id"),
+        F.expr("coalesce(nullif(p.vantage.label, ''), nullif(p.vantage.hostname, ''), 'unknown')").alias("vantage"),
+        # each finding id once per report (its first occurrence)
+        F.expr("filter(coalesce(p.findings, array()), (f, i) -> "
+               "array_position(transform(p.findings, g -> g.id), f.id) = i + 1)").alias("findings"),
+        F.expr("coalesce(p.cluster.brokers, array())").alias("brokers"),
+        F.expr("coalesce(p.stages, array())").alias("stages"),
+    ).dropDuplicates(["key"]))
+
+
+# --- the tables ---------------------------------------------------------------------------------
+
+
+def findings_table(reports: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    latest = F.struct("ts", "key")
+    cluster_ids = (reports.where(F.col("cluster_id").isNotNull()).groupBy("cluster")
+                   .agg(F.max_by("cluster_id", latest).alias("cluster_id")))
+    exploded = reports.select("cluster", "vantage", "ts", "key", F.explode("findings").alias("f"))
+    table = exploded.groupBy("cluster", F.col("f.id").alias("finding_id")).agg(
+        F.max_by("f.severity", latest).alias("severity"), F.count(F.lit(1)).alias("reports"),
+        F.countDistinct("vantage").alias("vantages"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
+        F.max_by("f.evidence", latest).alias("example"))
+    return table.join(cluster_ids, "cluster", "left").select(*TABLES["findings"])
+
+
+def reachability_table(reports: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    keys = ["cluster", "node_id", "endpoint", "vantage"]
+    attempts = reports.select("cluster", "vantage", F.explode("brokers").alias("b")).select(
+        "cluster", F.col("b.node_id").alias("node_id"), F.expr(ENDPOINT.format(h="b.host", p="b.port")).alias("endpoint"),
+        "vantage",
+        F.expr("""CASE WHEN coalesce(b.dns.status, 'missing') != 'ok' THEN coalesce(b.dns.status, 'missing')
+                       WHEN coalesce(b.tcp.status, 'missing') != 'ok' THEN coalesce(b.tcp.status, 'missing')
+                       WHEN coalesce(b.kafka.status, 'missing') != 'ok' THEN coalesce(b.kafka.status, 'missing')
+                  END""").alias("failure"),
+        F.expr("CASE WHEN b.tcp.status = 'ok' THEN coalesce(b.tcp.duration_ms, 0D) END").alias("connect_ms"))
+    attempts = attempts.persist()
+    totals = attempts.groupBy(*keys).agg(
+        F.count(F.lit(1)).alias("attempts"), F.count_if(F.col("failure").isNull()).alias("successes"),
+        F.expr("percentile(connect_ms, array(0.5D, 0.95D))").alias("connect"))
+    dominant = (attempts.where(F.col("failure").isNotNull()).groupBy(*keys, "failure").count()
+                .groupBy(*keys).agg(F.expr("min_by(failure, struct(-count, failure))").alias("dominant_failure")))
+    return (totals.join(dominant, keys, "left").select(
+        *keys, "attempts", "successes", (F.col("successes") / F.col("attempts")).alias("success_rate"),
+        F.col("connect")[0].alias("connect_p50_ms"), F.col("connect")[1].alias("connect_p95_ms"), "dominant_failure"))
+
+
+def stage_latency_table(reports: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    return (reports.select("cluster", F.explode("stages").alias("s")).where(F.col("s.status") == "ok")
+            .groupBy("cluster", F.col("s.name").alias("stage"))
+            .agg(F.count(F.lit(1)).alias("runs"),
+                 F.expr("percentile(s.duration_ms, array(0.5D, 0.95D, 0.99D))").alias("p"))
+            .select("cluster", "stage", "runs", F.col("p")[0].alias("p50_ms"), F.col("p")[1].alias("p95_ms"),
+                    F.col("p")[2].alias("p99_ms")))
+
+
+def _stream_window() -> Any:
+    from pyspark.sql import Window
+
+    return Window.partitionBy("cluster", "vantage").orderBy("ts", "key")
+
+
+def vantages_table(reports: Any) -> Any:
+    from pyspark.sql import functions as F
+
+    gaps = reports.select("vantage", "ts", ((F.unix_micros("ts") - F.lag(F.unix_micros("ts")).over(_stream_window()))
+                                            / F.lit(1e6)).alias("gap"))
+    newest = reports.agg(F.max("ts").alias("newest"))
+    table = gaps.groupBy("vantage").agg(
+        F.count(F.lit(1)).alias("reports"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
+        F.expr("percentile(gap, 0.5D)").alias("interval_s"))
+    stale = F.expr(f"interval_s IS NOT NULL AND (unix_micros(newest) - unix_micros(last_seen)) / 1e6D "
+                   f"> {STALE_INTERVALS} * interval_s")
+    return table.crossJoin(newest).select(*TABLES["vantages"][:-1], stale.alias("stale"))
+
+
+def episodes_frame(reports: Any) -> Any:
+    """Per cluster x vantage x finding, gaps and islands: an episode starts at a report carrying the
+    finding whose previous report (of that vantage and cluster) did not, and ends at the first later
+    report without it (``end``; null while ongoing)."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    stream = _stream_window()
+    marked = (reports.select("cluster", "vantage", "ts", "key", F.expr("transform(findings, f -> f.id)").alias("ids"))
+              .withColumn("prev_ids", F.lag("ids").over(stream))
+              .withColumn("next_ids", F.lead("ids").over(stream))
+              .withColumn("next_ts", F.lead("ts").over(stream))
+              .select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
+                      F.explode("ids").alias("finding_id"))
+              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
+              .withColumn("end", F.expr("CASE WHEN NOT coalesce(array_contains(next_ids, finding_id), false) "
+                                        "THEN next_ts END")))
+    running = (Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
+               .rowsBetween(Window.unboundedPreceding, Window.currentRow))
+    numbered = marked.withColumn("episode", F.sum(F.col("is_start").cast("int")).over(running))
+    return (numbered.groupBy("cluster", "vantage", "finding_id", "episode")
+            .agg(F.min("ts").alias("start"), F.max("end").alias("end"), F.count(F.lit(1)).alias("reports")))
+
+
+def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
+    """Unions of a cluster's overlapping or touching episodes of one finding, with how many vantages
+    were affected at once at the peak; kept when that peak reached ``min_vantages``."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    far = F.lit("9999-12-31 00:00:00").cast("timestamp")
+    order = Window.partitionBy("cluster", "finding_id").orderBy("start", "vantage")
+    before = order.rowsBetween(Window.unboundedPreceding, -1)
+    upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    episodes = (episodes_frame(reports)
+                .withColumn("reach", F.max(F.coalesce("end", far)).over(before))
+                .withColumn("new", (F.col("reach").isNull() | (F.col("start") > F.col("reach"))).cast("int"))
+                .withColumn("incident", F.sum("new").over(upto))).persist()
+    keys = ["cluster", "finding_id", "incident"]
+    events = (episodes.select(*keys, F.col("start").alias("at"), F.lit(1).alias("step"))
+              .unionByName(episodes.where(F.col("end").isNotNull()).select(*keys, F.col("end").alias("at"),
+                                                                            F.lit(-1).alias("step"))))
+    sweep = Window.partitionBy(*keys).orderBy("at", "step").rowsBetween(Window.unboundedPreceding, Window.currentRow)
+    peaks = (events.withColumn("active", F.sum("step").over(sweep)).groupBy(*keys)
+             .agg(F.max("active").alias("peak_vantages")))
+    incidents = episodes.groupBy(*keys).agg(
+        F.min("start").alias("onset"),
+        F.expr("CASE WHEN count_if(end IS NULL) > 0 THEN NULL ELSE max(end) END").alias("resolved"),
+        F.countDistinct("vantage").alias("vantages"), F.sum("reports").alias("reports"))
+    return (incidents.join(peaks, keys).where(F.col("peak_vantages") >= min_vantages)
+            .select(*TABLES["incidents"]))
+
+
+def rejected_rows(records: Any) -> list[dict[str, Any]]:
+    """(source, reason, count, up to five samples): counted in Spark, the samples scrubbed here."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
+    from kdiag.fleet.reference import scrub_sample
+
+    bad = records.where(F.col("reason").isNotNull()).select("source", "reason", "value")
+    counts = {(r["source"], r["reason"]): r["count"] for r in bad.groupBy("source", "reason").count().collect()}
+    first = Window.partitionBy("source", "reason").orderBy("value")
+    samples: dict[tuple[str, str], list[str]] = {}
+    for row in (bad.withColumn("n", F.row_number().over(first)).where(F.col("n") <= SAMPLES)
+                .orderBy("source", "reason", "n").collect()):
+        samples.setdefault((row["source"], row["reason"]), []).append(scrub_sample(row["value"]))
+    return [{"source": source, "reason": reason, "count": count, "sample": samples.get((source, reason), [])}
+            for (source, reason), count in sorted(counts.items())]
+
+
+def rejected_frame(spark: Any, rows: list[dict[str, Any]]) -> Any:
+    from pyspark.sql.types import ArrayType, LongType, StringType, StructField, StructType
+
+    schema = StructType([StructField("source", StringType()), StructField("reason", StringType()),
+                         StructField("count", LongType()), StructField("sample", ArrayType(StringType()))])
+    return spark.createDataFrame([(r["source"], r["reason"], r["count"], r["sample"]) for r in rows], schema)
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def _out_fs(spark: Any, out: str) -> tuple[Any, Any]:
+    jvm = spark._jvm
+    path = jvm.org.apache.hadoop.fs.Path(out)
+    return path.getFileSystem(spark._jsc.hadoopConfiguration()), path
+
+
+def check_out(out: str, overwrite: bool) -> None:
+    """A local ``--out`` that exists is refused unless ``overwrite``; its parent must exist."""
+    if "://" in out and not out.startswith("file://"):
+        return  # checked through Hadoop's file system once Spark runs
+    local = Path(out.removeprefix("file://"))
+    if local.exists() and not overwrite:
+        raise FleetError(f"--out {out} exists; give --overwrite to replace it")
+    if not local.parent.is_dir():
+        raise FleetError(f"--out {out}: {local.parent} is not a directory")
+
+
+def to_python(rows: list[Any]) -> list[dict[str, Any]]:
+    return [row.asDict(recursive=True) for row in rows]
+
+
+def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = None) -> AnalyzeResult:
+    """Runs the job; writes every table (and report.html) into a temporary sibling of ``--out`` and
+    renames it into place at the end, so a failure leaves nothing half-written."""
+    check_java()
+    check_master(options.master)
+    check_out(options.out, options.overwrite)
+    files, topics = classify(options.inputs)
+    if topics:
+        from kdiag.fleet.kafka_input import check_topics
+
+        check_topics(topics)
+    say = progress or (lambda step: None)
+    say("starting Spark")
+    spark = spark_session(options, kafka=bool(topics))
+    fs, final = _out_fs(spark, options.out)
+    if fs.exists(final) and not options.overwrite:
+        raise FleetError(f"--out {options.out} exists; give --overwrite to replace it")
+    work = spark._jvm.org.apache.hadoop.fs.Path(final.getParent(), f".{final.getName()}.kdiag-{uuid.uuid4().hex[:8]}")
+    try:
+        result = _run(spark, options, files, topics, work.toString(), say)
+        if options.html:
+            say("drawing report.html")
+            from kdiag.render.fleet_html import render_html
+
+            html = render_html(result.tables)
+            stream = fs.create(spark._jvm.org.apache.hadoop.fs.Path(work, "report.html"), True)
+            stream.write(bytearray(html.encode("utf-8")))
+            stream.close()
+        if fs.exists(final):
+            fs.delete(final, True)
+        if not fs.rename(work, final):
+            raise FleetError(f"cannot move the results into {options.out}")
+    except BaseException:
+        fs.delete(work, True)
+        raise
+    result.out = options.out
+    return result
+
+
+def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequence[KafkaInput], work: str,
+         say: Callable[[str], None]) -> AnalyzeResult:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    say("reading and parsing the reports")
+    records = classified(read_text(spark, files, topics)).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        reports = accepted_reports(records)
+        if options.since:
+            reports = reports.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
+        if options.until:
+            reports = reports.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
+        reports = reports.persist(StorageLevel.MEMORY_AND_DISK)
+        result = AnalyzeResult(out=options.out)
+        frames = {
+            "findings": findings_table(reports), "reachability": reachability_table(reports),
+            "incidents": incidents_table(reports, min_vantages=options.min_vantages),
+            "stage_latency": stage_latency_table(reports), "vantages": vantages_table(reports),
+        }
+        for name, frame in frames.items():
+            say(f"computing {name}")
+            frame = frame.select(*TABLES[name]).coalesce(1)
+            frame.write.parquet(f"{work}/{name}")
+            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect())
+        say("counting rejected records")
+        rejected = rejected_rows(records)
+        rejected_frame(spark, rejected).coalesce(1).write.parquet(f"{work}/rejected")
+        result.tables["rejected"] = rejected
+        result.accepted = records.where(F.col("reason").isNull()).count()
+        result.duplicates = result.accepted - reports.count() if not (options.since or options.until) else 0
+        reports.unpersist()
+    finally:
+        records.unpersist()
+    return result
+
+
+# --- spark-submit entry point -------------------------------------------------------------------
+
+
+def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
+    parser = argparse.ArgumentParser(prog="kdiag.fleet.job", description="kdiag's fleet job (kdiag fleet analyze).")
+    parser.add_argument("inputs", nargs="+", metavar="INPUT")
+    parser.add_argument("--out", required=True)
+    parser.add_argument("--master")
+    parser.add_argument("--since")
+    parser.add_argument("--until")
+    parser.add_argument("--min-vantages", type=int, default=1)
+    parser.add_argument("--overwrite", action="store_true")
+    parser.add_argument("--verbose", action="store_true")
+    parser.add_argument("--no-html", dest="html", action="store_false")
+    args = parser.parse_args(argv)
+    return AnalyzeOptions(tuple(args.inputs), args.out, args.master, args.since, args.until, args.min_vantages,
+                          args.overwrite, args.verbose, args.html)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    from kdiag.fleet.inputs import InputError
+
+    options = parse_args(sys.argv[1:] if argv is None else argv)
+    try:
+        result = analyze(options, progress=lambda step: print(f"kdiag fleet: {step}", file=sys.stderr))
+    except (FleetError, InputError) as exc:
+        print(f"kdiag fleet: error: {exc}", file=sys.stderr)
+        return 2
+    from kdiag.render.fleet import render_summary
+
+    print(render_summary(result.tables, width=100, color=False))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
