@@ -8,196 +8,24 @@ collapse into one group with a count. The groups and facts then become findings 
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_right
-from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import accumulate
 from typing import IO
 
-from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.patterns import CONNECT, NEEDLES, Fact, Scanner, Sighting
+from kdiag.explain.findings import findings_from
+from kdiag.explain.observations import Observations
+from kdiag.explain.patterns import NEEDLES, Scanner
 from kdiag.explain.reader import Block, LogLine, read_blocks, text_blocks
 from kdiag.explain.secrets import SECRET_HINTS, Secrets
 from kdiag.finding import Finding, by_severity
-from kdiag.report import Endpoint
 
 SCHEMA = "kdiag.explain/1"
-MAX_EXAMPLES = 5
-MAX_GROUPS = 256
-MAX_FACTS = 256
-MAX_QUOTE = 400
 
 # Each secret hint as written in practice (lower-casing the block could shift offsets: "İ".lower() is two
 # characters); a line the hints find is then checked properly by Secrets.learn.
 _HINT_CASES = tuple(dict.fromkeys(v for hint in SECRET_HINTS for v in (hint, hint.capitalize(), hint.upper())))
-_DIGITS = re.compile(r"\d+")
-_LIBRDKAFKA_HEAD = re.compile(r"^%\d\|[\d.]+\|[A-Z_]+\|[^|]*\|\s*(?:\[thrd:[^\]]*\]:\s*)?")
-_KCAT_HEAD = re.compile(r"^% (?:ERROR|WARNING|FATAL): ")
-_LOG4J_HEAD = re.compile(r"^\[?\d{4}-\d\d-\d\d[ T][\d:.,]+\]?\s+(?:TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL)\s+"
-                         r"(?:\[[^\]]*\]\s+)?")
-_LOG4J_TAIL = re.compile(r"\s+\((?:org\.apache|kafka)\.[\w.$]+\)\s*$")
-_JSON_MESSAGE = re.compile(r'"message"\s*:\s*"(?P<message>(?:[^"\\]|\\.)*)"')
-_AFTER_TAIL = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
-
-
-def message_of(line: str) -> str:
-    """The words of a log line without the logger's prefix, timestamps and suffixes."""
-    text = line.strip()
-    json_message = _JSON_MESSAGE.search(text) if text.startswith("{") else None
-    if json_message is not None:
-        text = json_message.group("message")
-    text = _LIBRDKAFKA_HEAD.sub("", text)
-    text = _KCAT_HEAD.sub("", text)
-    text = _LOG4J_HEAD.sub("", text)
-    text = _LOG4J_TAIL.sub("", text)
-    text = _AFTER_TAIL.sub("", text)
-    return text if len(text) <= MAX_QUOTE else text[:MAX_QUOTE - 1] + "…"
-
-
-@dataclass
-class Group:
-    """Every line that reported one failure for one endpoint (or topic), gathered."""
-
-    first: Sighting
-    count: int = 0
-    examples: list[tuple[int, str]] = field(default_factory=list)  # (line number, scrubbed line)
-    shapes: set[str] = field(default_factory=set)  # each example's line with the numbers taken out
-    clients: list[str] = field(default_factory=list)
-    roles: set[str] = field(default_factory=set)
-    node_ids: set[int] = field(default_factory=set)
-    addresses: list[str] = field(default_factory=list)
-    statuses: Counter[str] = field(default_factory=Counter)
-    protocols: set[str] = field(default_factory=set)
-    related: list[str] = field(default_factory=list)
-
-    def add(self, number: int, text: str, sighting: Sighting) -> None:
-        self.count += 1
-        if len(self.examples) < MAX_EXAMPLES:
-            shape = _DIGITS.sub("#", message_of(text))
-            if shape not in self.shapes:
-                self.shapes.add(shape)
-                self.examples.append((number, text))
-                self.related.extend(r for r in sighting.related if r not in self.related)
-        if sighting.client not in self.clients:
-            self.clients.append(sighting.client)
-        self.roles.add(sighting.role)
-        if sighting.node_id is not None and len(self.node_ids) < MAX_EXAMPLES:
-            self.node_ids.add(sighting.node_id)
-        if sighting.address and sighting.address not in self.addresses and len(self.addresses) < MAX_EXAMPLES:
-            self.addresses.append(sighting.address)
-        if sighting.status:
-            self.statuses[sighting.status] += 1
-        if sighting.protocol:
-            self.protocols.add(sighting.protocol)
-
-    @property
-    def symptom(self) -> str:
-        return self.first.symptom
-
-    @property
-    def line_numbers(self) -> list[int]:
-        return [number for number, _ in self.examples]
-
-
-def group_key(sighting: Sighting) -> tuple[object, ...]:
-    host = normalise_host(sighting.host) if sighting.host else None
-    status = sighting.status if sighting.symptom == CONNECT else None  # refused and timed out are two findings
-    return sighting.symptom, host, sighting.port, status, sighting.topic
-
-
-@dataclass
-class Facts:
-    """What the log reveals besides failures: the bootstrap lists, the advertised brokers, topics.
-
-    A paste often holds several commands: the bootstrap list that applies to a line is the last one
-    named above it (``bootstrap_at``), and each broker list is kept with its line.
-    """
-
-    bootstrap_runs: list[tuple[int, tuple[Endpoint, ...], str]] = field(default_factory=list)  # (line, list, text)
-    listed: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # (line, node id, endpoint, text)
-    topics: list[str] = field(default_factory=list)
-
-    def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind == "topic":
-            if fact.name and fact.name not in self.topics and len(self.topics) < MAX_EXAMPLES:
-                self.topics.append(fact.name)
-            return
-        if fact.host is None:
-            return
-        endpoint = Endpoint(fact.host, fact.port or 9092)
-        if fact.kind == "bootstrap":
-            self._add_bootstrap(number, text, endpoint)
-        elif fact.node_id is not None and fact.node_id >= 0 and len(self.listed) < MAX_FACTS:
-            if not any(n == fact.node_id and e == endpoint for _, n, e, _ in self.listed):
-                self.listed.append((number, fact.node_id, endpoint, text))
-
-    def _add_bootstrap(self, number: int, text: str, endpoint: Endpoint) -> None:
-        runs = self.bootstrap_runs
-        if runs and runs[-1][0] == number:  # one more address of the same list
-            if endpoint not in runs[-1][1]:
-                runs[-1] = (number, runs[-1][1] + (endpoint,), text)
-            return
-        if runs and runs[-1][1] == (endpoint,):  # the same list again (a Java log repeats it every reconnect)
-            return
-        if len(runs) < MAX_FACTS:
-            runs.append((number, (endpoint,), text))
-
-    @property
-    def bootstrap(self) -> tuple[Endpoint, ...]:
-        """Every bootstrap address the log names, in order."""
-        return tuple(dict.fromkeys(e for _, endpoints, _ in self.bootstrap_runs for e in endpoints))
-
-    def bootstrap_at(self, line: int) -> tuple[Endpoint, ...]:
-        """The bootstrap list in force at ``line``: the last named above it, else the first named."""
-        before = [endpoints for number, endpoints, _ in self.bootstrap_runs if number <= line]
-        if before:
-            return before[-1]
-        return self.bootstrap_runs[0][1] if self.bootstrap_runs else ()
-
-    def bootstrap_line_at(self, line: int) -> tuple[int, str] | None:
-        before = [(number, text) for number, _, text in self.bootstrap_runs if number <= line]
-        if before:
-            return before[-1]
-        return (self.bootstrap_runs[0][0], self.bootstrap_runs[0][2]) if self.bootstrap_runs else None
-
-    @property
-    def brokers(self) -> dict[int, Endpoint]:
-        """Node id -> the first endpoint the log lists for it."""
-        first: dict[int, Endpoint] = {}
-        for _, node_id, endpoint, _ in self.listed:
-            first.setdefault(node_id, endpoint)
-        return first
-
-
-@dataclass
-class Observations:
-    """Everything gathered from one log."""
-
-    groups: dict[tuple[object, ...], Group] = field(default_factory=dict)
-    facts: Facts = field(default_factory=Facts)
-    secrets: Secrets = field(default_factory=Secrets)
-    lines: int = 0  # lines with something on them
-    recognised_lines: int = 0
-    truncated_lines: int = 0
-    binary_lines: int = 0
-    dropped: int = 0  # sightings not kept once MAX_GROUPS distinct things were said
-
-    def add(self, line: LogLine, items: list[Sighting | Fact]) -> None:
-        text = self.secrets.scrub(line.text)
-        for item in items:
-            if isinstance(item, Fact):
-                self.facts.add(line.number, text, item)
-                continue
-            key = group_key(item)
-            group = self.groups.get(key)
-            if group is None:
-                if len(self.groups) >= MAX_GROUPS:
-                    self.dropped += 1
-                    continue
-                group = self.groups[key] = Group(item)
-            group.add(line.number, text, item)
 
 
 @dataclass(frozen=True)
@@ -267,7 +95,6 @@ def _lines_holding(text: str, starts: list[int], needles: Iterable[str]) -> dict
 
 def explain(blocks: Iterable[Block]) -> Explanation:
     """The findings a client log supports, errors first."""
-    from kdiag.explain.findings import findings_from
 
     seen = observe(blocks)
     findings = by_severity(findings_from(seen))

@@ -32,7 +32,7 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
-from kdiag.explain.engine import MAX_EXAMPLES, Facts, Group, Observations, message_of
+from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group, Observations, message_of
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED,
                                     CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,

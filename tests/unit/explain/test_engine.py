@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from kdiag.explain.engine import explain_text, message_of
+from kdiag.explain.engine import explain_text
+from kdiag.explain.observations import message_of
 from tests.unit.explain.helpers import explained, ids, only
 
 EC2 = "ip-172-31-18-160.us-west-2.compute.internal"
