@@ -32,14 +32,13 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
-from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group, Observations, message_of
 from kdiag.explain.implied import Implied, broker, rule_fix
-from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED,
-                                    CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,
-                                    CONNECT, CONNECTION_CLOSED, CONSEQUENCES, EXPIRED_BATCH, JAVA, LIBRDKAFKA,
-                                    MESSAGE_TIMEOUT, NO_LEADER, NONROUTABLE, NOT_IN_METADATA, NOT_KAFKA,
-                                    PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
-                                    TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
+from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group, Observations, message_of
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED,
+                                     CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED, CONNECT, CONNECTION_CLOSED, CONSEQUENCES,
+                                     EXPIRED_BATCH, JAVA, LIBRDKAFKA, MESSAGE_TIMEOUT, NONROUTABLE, NOT_IN_METADATA,
+                                     NOT_KAFKA, NO_LEADER, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport, Endpoint, RoundtripDetail
 from probes.results import (CertificateInfo, DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult,

@@ -12,9 +12,9 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.patterns import CONNECT, Fact, Sighting
 from kdiag.explain.reader import LogLine
 from kdiag.explain.secrets import Secrets
+from kdiag.explain.sightings import CONNECT, Fact, Sighting
 from kdiag.report import Endpoint
 
 MAX_EXAMPLES = 5

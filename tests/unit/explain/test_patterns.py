@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kdiag.explain.patterns import (ADVERTISED, BOOTSTRAP, CONNECT, NEEDLES, NOT_KAFKA, PATTERNS, PLAINTEXT_ON_TLS,
-                                    RESOLVE, UNKNOWN, Fact, Scanner, Sighting)
+from kdiag.explain.patterns import NEEDLES, PATTERNS, Scanner
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, NOT_KAFKA, PLAINTEXT_ON_TLS, RESOLVE, UNKNOWN, Fact,
+                                     Sighting)
 
 
 def scan(*lines: str) -> list:
@@ -157,7 +158,7 @@ def test_one_line_saying_one_thing_twice_yields_it_once():
 
 
 def test_sarama_eof_at_metadata_after_a_completed_api_versions_is_a_sasl_listener():
-    from kdiag.explain.patterns import CONNECTION_CLOSED, SASL_NEEDED
+    from kdiag.explain.sightings import CONNECTION_CLOSED, SASL_NEEDED
 
     eof = "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF"
     [after] = sightings("[sarama] 2026/11/21 17:27:08 Completed ApiVersionsRequest V3 to 127.0.0.1:40341. Broker "

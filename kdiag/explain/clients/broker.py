@@ -1,0 +1,46 @@
+"""The broker's own log: what a listener says about a client that speaks the wrong protocol to it, and
+what the broker refuses to advertise.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_MECHANISM, SASL_NEEDED, Item,
+                                     Pattern, ScanState, Sighting, _mechanisms, _with_connection, registrar)
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+@pattern("broker.unrecognized_ssl", JAVA, "Unrecognized SSL message", r"Unrecognized SSL message, plaintext connection\?",
+         "javax.net.ssl.SSLException: Unrecognized SSL message, plaintext connection?")
+def _broker_unrecognized_ssl(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # The side that expects TLS got plaintext: a broker's TLS listener, in a broker log (most often).
+    yield _with_connection(scan, Sighting(PLAINTEXT_ON_TLS, JAVA, detail="Unrecognized SSL message"))
+
+
+@pattern("broker.unexpected_request", JAVA, "during SASL handshake",
+         r"Unexpected Kafka request of type (?P<api>\w+) during SASL handshake",
+         "[2026-11-21 14:31:46,729] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "
+         "/127.0.0.1 (channelId=127.0.0.1:9094-127.0.0.1:51234-0) (Unexpected Kafka request of type METADATA during "
+         "SASL handshake.) (org.apache.kafka.common.network.Selector)")
+def _broker_unexpected_request(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_NEEDED, JAVA, detail=f"broker: Unexpected Kafka request of type {m.group('api')} during SASL "
+                   "handshake")
+
+
+@pattern("broker.unexpected_handshake", JAVA, "Unexpected handshake request",
+         r"Unexpected handshake request with client mechanism (?P<mech>\S+), enabled mechanisms are \[(?P<enabled>[^\]]*)\]",
+         "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are []")
+def _broker_unexpected_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").rstrip(",").upper(),
+                   mechanisms=_mechanisms(m.group("enabled")))
+
+
+@pattern("broker.nonroutable", JAVA, "nonroutable meta-address",
+         r"advertised\.listeners cannot use the nonroutable meta-address (?P<address>\S+?)\.?(?:\s|$)",
+         "java.lang.IllegalArgumentException: requirement failed: advertised.listeners cannot use the nonroutable "
+         "meta-address 0.0.0.0. Use a routable IP address.")
+def _broker_nonroutable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NONROUTABLE, JAVA, host=m.group("address").rstrip("."), role=ADVERTISED)

@@ -1,0 +1,53 @@
+"""The bootstrap list as a command line or a configuration dump shows it: ``--bootstrap-server``,
+``--broker-list``, ``kcat -b``, and the Java client's ``bootstrap.servers = [...]``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import ANY, Fact, Item, Pattern, ScanState, _bootstrap_list, registrar
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+@pattern("config.bootstrap_servers", ANY, "bootstrap.servers",
+         r"\bbootstrap\.servers['\"]?\s*[=:]\s*['\"]?\[?(?P<list>[^\]\s'\",]+(?:,\s*[^\]\s'\",]+)*)",
+         "\tbootstrap.servers = [ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092]")
+def _config_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """The client's configuration: a Java ``ProducerConfig values:`` dump, a properties file, a Python dict."""
+    yield from _bootstrap_list(m.group("list"))
+
+
+@pattern("cli.broker_list", ANY, "--broker-list", r"--broker-list[ =](?P<list>\S+)",
+         "echo \"test\"|kafka-console-producer --broker-list ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092 "
+         "--topic test")
+def _cli_broker_list(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _command_line(m)
+
+
+@pattern("cli.bootstrap_server", ANY, "--bootstrap-server", r"--bootstrap-servers?[ =](?P<list>\S+)",
+         "kafka-console-consumer --bootstrap-server ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092 "
+         "--topic test --from-beginning")
+def _cli_bootstrap_server(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _command_line(m)
+
+
+@pattern("cli.kcat", ANY, "kcat ", r"\bkcat\b.*?\s-b\s*(?P<list>\S+)",
+         "kcat -b ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092 -C -t test")
+def _cli_kcat(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _command_line(m)
+
+
+@pattern("cli.kafkacat", ANY, "kafkacat ", r"\bkafkacat\b.*?\s-b\s*(?P<list>\S+)",
+         "kafkacat -b ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092 -L")
+def _cli_kafkacat(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _command_line(m)
+
+
+def _command_line(m: re.Match[str]) -> Iterator[Fact]:
+    yield from _bootstrap_list(m.group("list").strip("'\""))
+    topic = re.search(r"(?:--topic|\s-t)[ =]?\s*([A-Za-z0-9._-]+)", m.string)
+    if topic is not None:
+        yield Fact("topic", name=topic.group(1))

@@ -1,0 +1,230 @@
+"""The Go clients' lines: Sarama, franz-go and segmentio/kafka-go, with Go's net and crypto/tls errors, and
+Sarama's command-line tools' ``-brokers``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.diagnose.hosts import normalise_host
+from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
+                                     GO, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_ON_PLAINTEXT,
+                                     TOPIC_MISSING, UNKNOWN, _HOST, _HOSTPORT, Fact, Item, Pattern, ScanState, Sighting,
+                                     _bootstrap_list, dns_status, registrar, role_of, split_endpoint, tcp_status)
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+# --- Go: Sarama, franz-go, segmentio/kafka-go ----------------------------------------------------------
+# Captured from Sarama v1.61.1 with sarama.Logger on stderr and franz-go v1.22.2 with kgo.BasicLogger at
+# INFO, each ending with log.Fatal(err) (tests/clients/go, tests/fixtures/client_logs/*.sarama.log and
+# *.franz.log). Sarama names an endpoint "broker host:port" and its role "broker -1" (a seed) or
+# "broker N"; franz-go "addr: host:port, broker: seed_N | N".
+
+
+@pattern("go.dial", GO, "dial tcp ",
+         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]+):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
+         r"no route to host|network is unreachable|connection timed out|i/o timeout)",
+         "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: dial tcp "
+         "127.0.0.1:58109: connect: connection refused")
+def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    address, port = m.group("addr").strip("[]"), int(m.group("port"))
+    host, node_id, role = _go_broker(m.string)
+    yield Sighting(CONNECT, GO, host or address, port, address, node_id, role, status=tcp_status(m.group("why")),
+                   detail=m.group(0))
+
+
+@pattern("go.lookup", GO, "lookup ",
+         rf"lookup (?P<host>{_HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
+         r"Temporary failure in name resolution)",
+         "[WARN] unable to open connection to broker; addr: ip-172-31-18-160.us-west-2.compute.internal:53395, "
+         "broker: 1, err: dial tcp: lookup ip-172-31-18-160.us-west-2.compute.internal on 127.0.0.1:53: no such host")
+def _go_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host = m.group("host")
+    _, node_id, role = _go_broker(m.string)
+    port = _go_port(m.string, host) or scan.port_of(host)
+    yield Sighting(RESOLVE, GO, host, port, node_id=node_id, role=role, status=dns_status(m.group("why")),
+                   detail=m.group(0))
+
+
+@pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{_HOSTPORT})",
+         "[sarama] 2026/11/21 17:27:08 client/brokers registered new broker #1 at "
+         "ip-172-31-18-160.us-west-2.compute.internal:53395")
+def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact("broker", host, port, int(m.group("id")))
+
+
+@pattern("go.out_of_brokers", GO, "run out of available brokers", r"client has run out of available brokers",
+         "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
+def _go_out_of_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")
+
+
+# Go's crypto/tls when the other side answers the ClientHello with non-TLS bytes; a Kafka listener sends
+# nothing back (see go.sarama_send_eof, go.franz_tls_eof), so this is from Go's source, not captured.
+@pattern("go.tls_record", GO, "does not look like a TLS handshake", r"first record does not look like a TLS handshake",
+         "unable to dial: tls: first record does not look like a TLS handshake")
+def _go_tls_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TLS_ON_PLAINTEXT, GO, detail="first record does not look like a TLS handshake")
+
+
+@pattern("go.franz_tls_eof", GO, "using TLS when the broker is not expecting it",
+         r"using TLS when the broker is not expecting it",
+         "[WARN] unable to open connection to broker due to an immediate EOF, which often means the client is using "
+         "TLS when the broker is not expecting it (is TLS misconfigured?); addr: 127.0.0.1:50033, broker: seed_0, "
+         "err: EOF")
+def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, detail="immediate EOF after the TLS ClientHello")
+
+
+# Go's TLS handshake runs on the first write: a listener that closes on the ClientHello makes Sarama's
+# first request fail with EOF, which a plain TCP write never returns.
+@pattern("go.sarama_send_eof", GO, "Failed to send ",
+         rf"Failed to send (?P<request>\w+Request)(?: V\d+)? to (?P<hp>{_HOSTPORT}): EOF\s*$",
+         "[sarama] 2026/11/21 17:27:08 Failed to send ApiVersionsRequest V3 to 127.0.0.1:50033: EOF")
+def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
+                       detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
+
+
+# A TLS listener answers plaintext with a 7-byte TLS alert (0x15 0x03 0x03 ...) and closes: one byte short
+# of the 8-byte response header Sarama reads, hence "unexpected EOF" (a plain close gives "EOF").
+@pattern("go.sarama_header_eof", GO, "header from ",
+         rf"Failed to read (?P<response>\w+Response)(?: V\d+)? header from (?P<hp>{_HOSTPORT}): unexpected EOF",
+         "[sarama] 2026/11/21 17:27:08 Failed to read ApiVersionsResponse V3 header from 127.0.0.1:38533: "
+         "unexpected EOF")
+def _go_sarama_header_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan, hostport=m.group("hp"),
+                       detail=f"{m.group('response')}: 7 bytes (a TLS alert record) where an 8-byte header was due")
+
+
+@pattern("go.franz_tls_alert", GO, "tls alert record",
+         r"invalid large response size (?P<size>\d+).*?appear to be a tls alert record",
+         "[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 352518912 > limit "
+         "104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a "
+         "plaintext connection speaking to a tls endpoint?")
+def _go_franz_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan, detail=f"response size {m.group('size')}: a TLS record")
+
+
+@pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
+         r"|certificate is valid for (?P<valid>.*?), not (?P<name>[^\s\"]+)|cannot validate certificate for "
+         r"(?P<ip>\S+) because it doesn't contain any IP SANs)",
+         "[WARN] unable to open connection to broker; addr: 127.0.0.1:38567, broker: seed_0, err: tls: failed to "
+         "verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs")
+def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """Go checks the name before the chain: a self-signed certificate without the name connected to is reported
+    for the name (captured); ``signed by unknown authority`` once the name is in it."""
+    name = m.group("name") or m.group("ip")
+    symptom = CERT_NAME if name else CERT_UNTRUSTED
+    yield Sighting(symptom, GO, host=name, detail=m.group("why"))
+
+
+@pattern("go.franz_sasl_missing", GO, "is SASL missing?", r"\(is SASL missing\?\)",
+         "[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); req: "
+         "Metadata, addr: 127.0.0.1:40341, broker: seed_0, err: EOF")
+def _go_franz_sasl_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses")
+
+
+@pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",
+         rf"Completed ApiVersionsRequest(?: V\d+)? to (?P<hp>{_HOSTPORT})",
+         "[sarama] 2026/11/21 17:27:08 Completed ApiVersionsRequest V3 to 127.0.0.1:40341. Broker supports 77 APIs")
+def _go_sarama_api_versions(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.go_answered = (scan.line, m.group("hp"))  # the next lines may say the broker hung up after this
+    return ()
+
+
+# A SASL listener answers ApiVersions before authentication and closes the connection at any other
+# request: Sarama logs the ApiVersions it completed, then an EOF for the Metadata request.
+@pattern("go.sarama_metadata_eof", GO, "while fetching metadata: EOF",
+         r"got error from broker (?P<id>-?\d+) while fetching metadata: EOF\s*$",
+         "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF")
+def _go_sarama_metadata_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    answered = scan.go_answered
+    if answered is not None and scan.line - answered[0] <= SARAMA_EOF_LINES:
+        yield _go_sighting(SASL_NEEDED, m.string, scan, hostport=answered[1],
+                           detail="the broker answered ApiVersions, then closed the connection at Metadata")
+    else:
+        yield _go_sighting(CONNECTION_CLOSED, m.string, scan, detail="EOF fetching metadata")
+
+
+@pattern("go.sasl_failed", GO, "SASL Authentication failed",
+         r"SASL Authentication failed\.?(?::\s*(?P<why>[^;]*))?",
+         "[sarama] 2026/11/21 17:27:09 Closed connection to broker 127.0.0.1:40341 due to SASL v1 auth error: kafka "
+         "server: SASL Authentication failed: Authentication failed: Invalid username or password")
+def _go_sasl_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """Sarama's ``kafka server: SASL Authentication failed: ...`` and franz-go's ``SASL_AUTHENTICATION_FAILED: SASL
+    Authentication failed.: ...``."""
+    yield _go_sighting(SASL_CREDENTIALS, m.string, scan, detail=(m.group("why") or "").strip() or None)
+
+
+@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
+         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
+         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
+         "on this broker")
+def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic") or scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
+
+
+@pattern("go.franz_topic", GO, "topic: ", r"\btopic: (?P<topic>[A-Za-z0-9._-]+), err: UNKNOWN_TOPIC_OR_PARTITION",
+         "[INFO] new topic metadata wait failed, retrying wait; topic: missing-topic, err: UNKNOWN_TOPIC_OR_PARTITION: "
+         "This server does not host this topic-partition.")
+def _go_franz_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.topic = m.group("topic")  # for the log.Fatal(err) line below, which names no topic
+    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic"), detail="UNKNOWN_TOPIC_OR_PARTITION")
+
+
+# Sarama's own command-line tools (kafka-console-producer -brokers ...) and many Go and Node apps take the
+# bootstrap list as -brokers / --brokers.
+@pattern("cli.brokers", ANY, "-brokers", r"(?:^|\s)--?brokers[ =](?P<list>\S+)",
+         "$ ./produce -lib sarama -brokers 127.0.0.1:53395 -topic t")
+def _cli_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _bootstrap_list(m.group("list").strip("'\""))
+    topic = re.search(r"\s--?topic[ =]([A-Za-z0-9._-]+)", m.string)
+    if topic is not None:
+        yield Fact("topic", name=topic.group(1))
+
+SARAMA_EOF_LINES = 6
+"""How far below Sarama's ``Completed ApiVersionsRequest`` its Metadata EOF may come and still follow it."""
+
+
+# franz-go: broker: seed_0 | broker: 1; Sarama: got error from broker -1 while ..., producer/broker/1 ...
+_GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=|from broker |producer/broker/)(?P<id>seed_\d+|-?\d+)"
+                        r"(?![\w.:])")
+_GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{_HOSTPORT})")
+
+
+def _go_broker(line: str) -> tuple[str | None, int | None, str]:
+    """franz-go names a bootstrap connection seed_N and a broker by its node id; Sarama names host:port."""
+    m = _GO_BROKER.search(line)
+    if m is None:
+        named = _GO_ADDR.search(line)
+        return (split_endpoint(named.group("hp"))[0] if named else None), None, UNKNOWN
+    ident = m.group("id")
+    if ident.startswith("seed_"):
+        return None, None, BOOTSTRAP
+    node_id = int(ident)
+    return None, node_id, role_of(node_id)
+
+
+def _go_sighting(symptom: str, line: str, scan: ScanState, *, hostport: str | None = None,
+                 detail: str | None = None) -> Sighting:
+    """A failure on the connection a Go line names: its address (``hostport``, else franz-go's ``addr:`` or
+    Sarama's ``broker host:port``) and its role (franz-go's ``seed_N``, Sarama's ``broker -1``)."""
+    if hostport is None:
+        named = _GO_ADDR.search(line)
+        hostport = named.group("hp") if named else None
+    host, port = split_endpoint(hostport)
+    _, node_id, role = _go_broker(line)
+    return Sighting(symptom, GO, host, port, node_id=node_id, role=role, detail=detail)
+
+
+def _go_port(line: str, host: str) -> int | None:
+    m = _GO_ADDR.search(line)
+    if m is None:
+        return None
+    named, port = split_endpoint(m.group("hp"))
+    return port if named is not None and normalise_host(named) == normalise_host(host) else None

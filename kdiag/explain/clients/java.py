@@ -1,0 +1,270 @@
+"""The Java client's lines, and those of the console tools and Kafka Connect that use it.
+
+A Java connection line (``Connection to node -1 (host/1.2.3.4:9092) ...``) names the endpoint the
+exception lines below it are about; an ``OutOfMemoryError`` waits for the ``NetworkReceive.readFrom``
+frame that makes it a TLS listener read as plaintext. Kafka's own error names (``UNKNOWN_TOPIC_OR_PARTITION``,
+``LISTENER_NOT_FOUND``), which every client prints the same way, are read here too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
+                                     CONTEXT_LINES, EXPIRED_BATCH, JAVA, NOT_IN_METADATA, NOT_KAFKA, NO_LEADER, NO_NODE,
+                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_FAILED,
+                                     TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, _HOST, _HOSTPORT, Fact,
+                                     Item, JavaConnection, Pattern, ScanState, Sighting, _mechanisms, _size_sighting,
+                                     _with_connection, client_certificate_symptom, dns_status, registrar, role_of,
+                                     split_endpoint)
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+_JAVA_NODE = re.compile(r"\bnode (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\)")
+
+
+# --- the Java client, the console tools, and the broker's own log ------------------------------------
+
+
+@pattern("java.connection_failed", JAVA, "could not be established",
+         r"Connection to node (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\) could not "
+         r"be established\.(?: (?:Broker|Node) may not be available\.)?",
+         "[2026-11-21 14:25:11,623] WARN [Producer clientId=console-producer] Connection to node -1 "
+         "(localhost/127.0.0.1:9092) could not be established. Node may not be available. "
+         "(org.apache.kafka.clients.NetworkClient)")
+def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = scan.java_connection(m)
+    # Java logs this for every refused or unroutable connect (a ConnectException); it does not say which.
+    yield Sighting(CONNECT, JAVA, connection.host, connection.port, connection.address, connection.node_id,
+                   role_of(connection.node_id), status="refused", detail="could not be established")
+
+
+@pattern("java.terminated_during_authentication", JAVA, "terminated during authentication",
+         r"Connection to node (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\) "
+         r"terminated during authentication",
+         "[2026-11-21 14:31:30,966] WARN [Producer clientId=console-producer] Connection to node -1 "
+         "(/127.0.0.1:9092) terminated during authentication. This may happen due to any of the following reasons: "
+         "(1) Firewall blocking Kafka TLS traffic (eg it may only allow HTTPS traffic), (2) Transient network issue. "
+         "(org.apache.kafka.clients.NetworkClient)")
+def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = scan.java_connection(m)
+    yield Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
+                   connection.node_id, role_of(connection.node_id), detail="terminated during authentication")
+
+
+@pattern("java.failed_authentication", JAVA, "failed authentication due to",
+         r"Connection to node (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\) failed "
+         r"authentication due to: (?P<why>.*?)(?: \(org\.apache[^)]*\))?$",
+         "[2026-11-21 14:31:55,573] ERROR [Producer clientId=console-producer] Connection to node -1 "
+         "(localhost/127.0.0.1:9094) failed authentication due to: Authentication failed: Invalid username or "
+         "password (org.apache.kafka.clients.NetworkClient)")
+def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = scan.java_connection(m)
+    why = m.group("why")
+    where = {"host": connection.host, "port": connection.port, "address": connection.address,
+             "node_id": connection.node_id, "role": role_of(connection.node_id)}
+    if "SSL handshake failed" in why or "post-handshake" in why:  # the Caused by: lines below say why; if none
+        # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
+        yield Sighting(TLS_FAILED, JAVA, detail=why, **where)  # type: ignore[arg-type]
+    elif "not enabled in the server" in why:
+        pass  # the mechanism pattern below reads this same line
+    else:
+        yield Sighting(SASL_CREDENTIALS, JAVA, detail=why, **where)  # type: ignore[arg-type]
+
+
+@pattern("java.error_connecting", JAVA, "Error connecting to node",
+         rf"Error connecting to node (?P<hp>{_HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\)",
+         "[2026-11-21 14:27:00,444] WARN [Producer clientId=console-producer] Error connecting to node "
+         "ip-172-31-18-160.us-west-2.compute.internal:9092 (id: 1 rack: null) (org.apache.kafka.clients.NetworkClient)")
+def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    node_id = int(m.group("id"))
+    scan.java = JavaConnection(host, port, node_id, None, scan.line)
+    yield Fact(BOOTSTRAP if node_id < 0 else "broker", host, port, node_id if node_id >= 0 else None)
+
+
+@pattern("java.unknown_host", JAVA, "UnknownHostException", rf"UnknownHostException: (?P<host>{_HOST})(?::\s*(?P<why>.*))?",
+         "java.net.UnknownHostException: ip-172-31-18-160.us-west-2.compute.internal: Name or service not known")
+def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host = m.group("host")
+    connection = scan.recent_connection(host)
+    port = connection.port if connection else None
+    node_id = connection.node_id if connection else None
+    yield Sighting(RESOLVE, JAVA, host, port, None, node_id, role_of(node_id),
+                   status=dns_status(m.group("why"), "nxdomain"), detail=m.group("why"))
+
+
+@pattern("java.bootstrap_unresolvable", JAVA, "from bootstrap.servers as DNS resolution failed",
+         rf"Couldn't resolve server (?P<hp>{_HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
+         "[2026-11-21 14:25:30,159] WARN Couldn't resolve server kafka-broker.invalid:9092 from bootstrap.servers "
+         "as DNS resolution failed for kafka-broker.invalid (org.apache.kafka.clients.ClientUtils)")
+def _java_bootstrap_unresolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact(BOOTSTRAP, host, port)
+    yield Sighting(RESOLVE, JAVA, host, port, role=BOOTSTRAP, status="nxdomain",
+                   detail="DNS resolution failed")
+
+
+@pattern("java.no_resolvable_bootstrap", JAVA, "No resolvable bootstrap urls",
+         r"No resolvable bootstrap urls given in bootstrap\.servers",
+         "Caused by: org.apache.kafka.common.config.ConfigException: No resolvable bootstrap urls given in "
+         "bootstrap.servers")
+def _java_no_resolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(RESOLVE, JAVA, role=BOOTSTRAP, status="nxdomain", detail="No resolvable bootstrap urls")
+
+
+@pattern("java.bootstrap_disconnected", JAVA, "Bootstrap broker",
+         rf"Bootstrap broker (?P<hp>{_HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\) disconnected",
+         "[2026-11-21 14:30:41,075] WARN [Producer clientId=console-producer] Bootstrap broker 127.0.0.1:9092 "
+         "(id: -1 rack: null) disconnected (org.apache.kafka.clients.NetworkClient)")
+def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact(BOOTSTRAP, host, port)
+    yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, host, port, node_id=int(m.group("id")), role=BOOTSTRAP)
+
+
+@pattern("java.expiring", JAVA, "Expiring",
+         r"Expiring (?P<n>\d+) record\(s\) for (?P<topic>\S+)-(?P<partition>\d+):\s*(?P<ms>\d+) ms has passed since "
+         r"(?P<since>batch creation(?: plus linger time)?|last append)",
+         "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for test-0: 1547 ms has passed since "
+         "batch creation plus linger time")
+def _java_expiring(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.topic = m.group("topic")
+    yield Sighting(EXPIRED_BATCH, JAVA, topic=m.group("topic"), partition=int(m.group("partition")),
+                   detail=f"{m.group('n')} record(s), {m.group('ms')} ms")
+
+
+@pattern("java.not_in_metadata", JAVA, "not present in metadata",
+         r"Topic (?P<topic>\S+) not present in metadata after (?P<ms>\d+) ms",
+         "org.apache.kafka.common.errors.TimeoutException: Topic t not present in metadata after 60000 ms.")
+def _java_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.topic = m.group("topic")
+    yield Sighting(NOT_IN_METADATA, JAVA, topic=m.group("topic"), detail=f"{m.group('ms')} ms")
+
+
+@pattern("java.metadata_errors", JAVA, "correlation id",
+         r"(?:Error while fetching metadata|reported a recoverable issue) with correlation id \d+ : \{(?P<errors>[^}]*)\}",
+         "[2026-11-21 14:28:38,421] WARN [Producer clientId=console-producer] The metadata response from the cluster "
+         "reported a recoverable issue with correlation id 1 : {missing-topic=UNKNOWN_TOPIC_OR_PARTITION} "
+         "(org.apache.kafka.clients.NetworkClient)")
+def _java_metadata_errors(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for pair in m.group("errors").split(","):
+        topic, _, error = pair.strip().rpartition("=")
+        symptom = {"UNKNOWN_TOPIC_OR_PARTITION": TOPIC_MISSING, "TOPIC_AUTHORIZATION_FAILED": TOPIC_DENIED,
+                   "LEADER_NOT_AVAILABLE": NO_LEADER, "LISTENER_NOT_FOUND": NO_LEADER}.get(error)
+        if symptom is not None and topic:
+            yield Sighting(symptom, JAVA, topic=topic, detail=error)
+
+
+@pattern("any.unknown_topic", ANY, "does not host this topic-partition",
+         r"(?:UnknownTopicOrPartitionException: )?This server does not host this topic-partition",
+         "Caused by: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host "
+         "this topic-partition.")
+def _unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    client = JAVA if "Exception" in m.string else ANY
+    yield Sighting(TOPIC_MISSING, client, topic=scan.topic)
+
+
+@pattern("any.topic_authorization", ANY, "Not authorized to access topics",
+         r"Not authorized to access topics: \[(?P<topics>[^\]]*)\]",
+         "org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [orders]")
+def _topic_authorization(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for topic in filter(None, (t.strip() for t in m.group("topics").split(","))):
+        yield Sighting(TOPIC_DENIED, JAVA if "Exception" in m.string else ANY, topic=topic)
+
+
+@pattern("any.no_listener_on_leader", ANY, "no listener on the leader broker",
+         r"There is no listener on the leader broker that matches the listener on which metadata request was processed",
+         "org.apache.kafka.common.errors.ListenerNotFoundException: There is no listener on the leader broker that "
+         "matches the listener on which metadata request was processed.")
+def _no_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_LEADER, ANY, topic=scan.topic, detail="LISTENER_NOT_FOUND")
+
+
+@pattern("java.out_of_memory", JAVA, "OutOfMemoryError", r"java\.lang\.OutOfMemoryError: Java heap space",
+         "java.lang.OutOfMemoryError: Java heap space")
+def _java_oom(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.pending_oom = (scan.line, scan.text)  # a Kafka client's only if NetworkReceive.readFrom follows
+    return ()
+
+
+@pattern("java.network_receive", JAVA, "NetworkReceive.readFrom", r"at org\.apache\.kafka\.common\.network\."
+         r"NetworkReceive\.readFrom", "\tat org.apache.kafka.common.network.NetworkReceive.readFrom(NetworkReceive.java:103)")
+def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    pending, scan.pending_oom = scan.pending_oom, None
+    if pending is not None and scan.line - pending[0] <= OOM_FRAMES:
+        where = scan.java if scan.java is not None and scan.line - scan.java.line <= CONTEXT_LINES else None
+        yield Sighting(PLAINTEXT_ON_TLS, JAVA, where.host if where else None, where.port if where else None,
+                       node_id=where.node_id if where else None,
+                       role=role_of(where.node_id) if where else UNKNOWN,
+                       detail="OutOfMemoryError in NetworkReceive.readFrom", related=(pending[1],))
+
+
+@pattern("java.invalid_receive", JAVA, "Invalid receive", r"Invalid receive \(size = (?P<size>-?\d+)",
+         "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 1213486160 larger than "
+         "104857600)")
+def _java_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _size_sighting(Sighting(NOT_KAFKA, JAVA), int(m.group("size")))
+
+
+@pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",
+         r"Timed out waiting for a node assignment(?:\. Call: (?P<call>\w+))?",
+         "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listTopics")
+def _java_node_assignment(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
+
+
+@pattern("java.sasl_authentication", JAVA, "SaslAuthenticationException",
+         r"SaslAuthenticationException: (?P<why>.*)",
+         "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
+         "to invalid credentials with SASL mechanism SCRAM-SHA-256")
+def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    mech = re.search(r"with SASL mechanism (\S+)", m.group("why"))
+    yield _with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
+                                          detail=m.group("why")))
+
+
+@pattern("any.sasl_mechanism", JAVA, "not enabled in the server",
+         r"Client SASL mechanism '(?P<mech>[^']+)' not enabled in the server, enabled mechanisms are \[(?P<enabled>[^\]]*)\]",
+         "org.apache.kafka.common.errors.UnsupportedSaslMechanismException: Client SASL mechanism 'SCRAM-SHA-512' "
+         "not enabled in the server, enabled mechanisms are [PLAIN]")
+def _java_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = _JAVA_NODE.search(m.string)
+    sighting = Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").upper(),
+                        mechanisms=_mechanisms(m.group("enabled")))
+    if connection is not None:
+        scan.java_connection(connection)
+    yield _with_connection(scan, sighting)
+
+
+@pattern("java.subject_alternative_name", JAVA, "No subject alternative",
+         r"No subject alternative (?:DNS name matching (?P<dns>\S+) found|names matching IP address (?P<ip>\S+) found"
+         r"|names present)",
+         "Caused by: java.security.cert.CertificateException: No subject alternative DNS name matching localhost found.")
+def _java_san(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    name = (m.group("dns") or m.group("ip") or "").rstrip(".") or None
+    sighting = _with_connection(scan, Sighting(CERT_NAME, JAVA, detail=m.group(0)))
+    yield replace(sighting, host=name or sighting.host)
+
+
+@pattern("java.pkix", JAVA, "PKIX path", r"PKIX path (?:building|validation) failed",
+         "Caused by: javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
+         "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to "
+         "requested target")
+def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+
+
+@pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
+         r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
+         r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied)",
+         "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
+def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    alert = m.group("alert")
+    yield _with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert))
+
+OOM_FRAMES = 8
+"""How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""

@@ -1,0 +1,282 @@
+"""librdkafka's lines (confluent-kafka in Python, Go and .NET, kcat, rdkafka-based clients).
+
+A librdkafka line names its broker connection ``[proto://]host:port/(bootstrap|node id)`` (``RdBroker``);
+kcat's ``-L`` output lists the advertised brokers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT,
+                                     LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
+                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
+                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, _HOST,
+                                     _HOSTPORT, Fact, Item, Pattern, ScanState, Sighting, _mechanisms, _size_sighting,
+                                     client_certificate_symptom, dns_status, registrar, split_endpoint, tcp_status)
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+# librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
+_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{_HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
+_AFTER = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
+_PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
+
+
+@dataclass(frozen=True)
+class RdBroker:
+    """The librdkafka broker name at the head of a line: what endpoint, which role, which protocol."""
+
+    host: str | None = None
+    port: int | None = None
+    node_id: int | None = None
+    role: str = UNKNOWN
+    protocol: str | None = None
+
+    @classmethod
+    def find(cls, line: str) -> RdBroker:
+        m = _RD_BROKER.search(line)
+        if m is None:
+            return cls()
+        ident = m.group("id")
+        node_id = None if ident == "bootstrap" else int(ident)
+        role = BOOTSTRAP if ident == "bootstrap" or (node_id is not None and node_id < 0) else ADVERTISED
+        protocol = _PROTOCOLS.get(m.group("proto") or "", None)
+        return cls(m.group("host").strip("[]"), int(m.group("port")), node_id, role, protocol)
+
+    def sighting(self, symptom: str, **extra: object) -> Sighting:
+        values: dict[str, object] = {"host": self.host, "port": self.port, "node_id": self.node_id,
+                                     "role": self.role, "protocol": self.protocol}
+        values.update({k: v for k, v in extra.items() if v is not None})
+        return Sighting(symptom, LIBRDKAFKA, **values)  # type: ignore[arg-type]
+
+
+# --- librdkafka (confluent-kafka, kcat) ----------------------------------------------------------
+
+
+@pattern("librdkafka.resolve", LIBRDKAFKA, "Failed to resolve",
+         r"Failed to resolve '(?P<hp>[^']+)'(?::\s*(?P<why>.*))?",
+         "%3|1795271143.024|FAIL|rdkafka#producer-1| [thrd:ip-172-31-18-160.us-west-2.compute.internal:9092/1]: "
+         "ip-172-31-18-160.us-west-2.compute.internal:9092/1: Failed to resolve "
+         "'ip-172-31-18-160.us-west-2.compute.internal:9092': Name or service not known (after 0ms in state CONNECT)")
+def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    broker = RdBroker.find(m.string)
+    host, port = split_endpoint(m.group("hp"))
+    why = _AFTER.sub("", m.group("why") or "")
+    yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
+                          status=dns_status(why, "nxdomain"), detail=why or None)
+
+
+@pattern("librdkafka.connect", LIBRDKAFKA, "Connect to ipv",
+         rf"Connect to ipv[46]#(?P<addr>{_HOST}):(?P<port>\d{{1,5}}) failed: (?P<why>[^(]*)",
+         "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
+         "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)")
+def _rd_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    broker = RdBroker.find(m.string)
+    address = m.group("addr").strip("[]")
+    yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
+                          host=broker.host or address, status=tcp_status(m.group("why")),
+                          detail=m.group("why").strip())
+
+
+@pattern("librdkafka.connect_timeout", LIBRDKAFKA, "Connection setup timed out",
+         r"Connection setup timed out in state (?P<state>[A-Z_]+)",
+         "%4|1795271434.720|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
+         "Connection setup timed out in state CONNECT (after 1001ms in state CONNECT)")
+def _rd_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    broker = RdBroker.find(m.string)
+    state = m.group("state")
+    if state in ("CONNECT", "TRY_CONNECT"):
+        yield broker.sighting(CONNECT, status="timeout", detail="Connection setup timed out in state CONNECT")
+    elif state == "SSL_HANDSHAKE":  # connected, then the TLS handshake never finished
+        yield broker.sighting(TLS_FAILED, detail="Connection setup timed out in state SSL_HANDSHAKE")
+
+
+@pattern("librdkafka.ssl_listener", LIBRDKAFKA, "connecting to a SSL listener",
+         r"Disconnected while requesting ApiVersion: might be caused by incorrect security\.protocol",
+         "%6|1795271460.076|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9093/bootstrap]: 127.0.0.1:9093/bootstrap: "
+         "Disconnected while requesting ApiVersion: might be caused by incorrect security.protocol configuration "
+         "(connecting to a SSL listener?) or broker version is < 0.10 (see api.version.request) "
+         "(after 26ms in state APIVERSION_QUERY)")
+def _rd_ssl_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS)
+
+
+# What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).
+_NOT_TLS = (r"(?:unexpected eof while reading|wrong version number|packet length too long|record layer failure"
+            r"|http request)")
+
+
+@pattern("librdkafka.plaintext_listener", LIBRDKAFKA, "SSL handshake failed",
+         rf"SSL handshake failed: (?P<why>.*?(?:connecting to a PLAINTEXT broker listener|{_NOT_TLS}).*)",
+         "%3|1795271483.966|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9092/bootstrap]: "
+         "ssl://127.0.0.1:9092/bootstrap: SSL handshake failed: error:0A000126:SSL routines::unexpected eof while "
+         "reading (after 3ms in state SSL_HANDSHAKE)")
+def _rd_plaintext_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=_AFTER.sub("", m.group("why")))
+
+
+# The same failure without the "SSL handshake failed:" prefix: librdkafka words it this way when the
+# broker's close reaches it as a socket event rather than from inside SSL_do_handshake (which of the two
+# depends on timing; both were seen from kcat against the same plaintext listener).
+@pattern("librdkafka.plaintext_listener_eof", LIBRDKAFKA, "in state SSL_HANDSHAKE",
+         rf"^(?!.*SSL handshake failed)(?=.*in state SSL_HANDSHAKE).*?SSL routines:[^:]*:(?P<why>{_NOT_TLS}[^(]*)",
+         "%3|1795281179.385|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:56719/bootstrap]: "
+         "ssl://127.0.0.1:56719/bootstrap: error:0A000126:SSL routines::unexpected eof while reading "
+         "(after 2ms in state SSL_HANDSHAKE)")
+def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=f"SSL handshake: {m.group('why').strip()}")
+
+
+@pattern("librdkafka.certificate_verify", LIBRDKAFKA, "certificate verify failed",
+         r"certificate verify failed(?::\s*(?P<why>.*))?",
+         "%3|1795271469.162|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9093/bootstrap]: "
+         "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
+         "failed: broker certificate could not be verified, verify that ssl.ca.location is correctly configured or "
+         "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
+def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    why = _AFTER.sub("", m.group("why") or "")
+    symptom = CERT_NAME if "hostname mismatch" in m.string.lower() else CERT_UNTRUSTED
+    yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
+
+
+@pattern("librdkafka.client_certificate_alert", LIBRDKAFKA, "SSL alert number",
+         r"alert (?P<alert>bad certificate|certificate unknown|certificate required|unknown ca|certificate expired"
+         r"|certificate revoked|unsupported certificate|access denied): SSL alert number \d+",
+         "%3|1795282952.464|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:38609/bootstrap]: "
+         "ssl://127.0.0.1:38609/bootstrap: Receive failed: error:0A000412:SSL routines::sslv3 alert bad certificate: "
+         "SSL alert number 42 (after 1ms in state APIVERSION_QUERY)")
+def _rd_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    alert = m.group("alert").replace(" ", "_")
+    yield RdBroker.find(m.string).sighting(client_certificate_symptom(alert, scan), detail=alert)
+
+
+@pattern("any.client_certificate_setting", ANY, ".location",
+         r"ssl\.(?:keystore|certificate)\.location\s*=\s*(?P<value>[^\s,]*)",
+         "--producer-property ssl.keystore.location=/etc/kafka/client.p12")
+def _client_certificate_setting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """A command line or a client's config dump that gives the client a keystore or a certificate file
+    (librdkafka's ``ssl.certificate.location``, a Java ``ssl.keystore.location``; Java prints ``= null``)."""
+    if m.group("value") not in ("", "null"):
+        scan.client_certificate = True
+    return ()
+
+
+@pattern("librdkafka.sasl_required", LIBRDKAFKA, "broker might require SASL authentication",
+         r"verify that security\.protocol is correctly configured, broker might require SASL authentication",
+         "%4|1795271500.500|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9094/bootstrap]: 127.0.0.1:9094/bootstrap: "
+         "Disconnected: verify that security.protocol is correctly configured, broker might require SASL "
+         "authentication (after 2ms in state UP)")
+def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(SASL_NEEDED)
+
+
+@pattern("librdkafka.sasl_mechanism", LIBRDKAFKA, "mechanism handshake failed",
+         r"SASL (?P<mech>\S+) mechanism handshake failed: Broker: (?P<why>[^:]+): broker's supported mechanisms:"
+         r"(?P<enabled>[^(]*)",
+         "%3|1795271515.960|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:9094/bootstrap]: "
+         "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL SCRAM-SHA-512 mechanism handshake failed: Broker: "
+         "Unsupported SASL mechanism: broker's supported mechanisms: PLAIN (after 301ms in state AUTH_HANDSHAKE)")
+def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(SASL_MECHANISM, mechanism=m.group("mech").upper(),
+                                           mechanisms=_mechanisms(m.group("enabled")), detail=m.group("why"))
+
+
+@pattern("librdkafka.sasl_authentication", LIBRDKAFKA, "SASL authentication error",
+         r"SASL authentication error: (?P<why>.*)",
+         "%3|1795271509.801|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:9094/bootstrap]: "
+         "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL authentication error: Authentication failed: Invalid "
+         "username or password (after 311ms in state AUTH_REQ)")
+def _rd_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, detail=_AFTER.sub("", m.group("why")))
+
+
+@pattern("librdkafka.authentication_failure", LIBRDKAFKA, "Local: Authentication failure",
+         r"Local: Authentication failure",
+         "% ERROR: Local: Authentication failure: sasl_ssl://b-1.example.kafka.us-east-1.amazonaws.com:9096/"
+         "bootstrap: SASL authentication error: Authentication failed during authentication due to invalid "
+         "credentials with SASL mechanism SCRAM-SHA-512")
+def _rd_authentication_failure(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS)
+
+
+@pattern("librdkafka.invalid_response_size", LIBRDKAFKA, "Invalid response size",
+         r"Invalid response size (?P<size>-?\d+)",
+         "%3|1795270000.100|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:8080/bootstrap]: 127.0.0.1:8080/bootstrap: "
+         "Receive failed: Invalid response size 1213486160 (0..100000000): increase receive.message.max.bytes "
+         "(after 3ms in state APIVERSION_QUERY)")
+def _rd_invalid_size(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")))
+
+
+@pattern("librdkafka.message_timeout", LIBRDKAFKA, "Message timed out", r"Local: Message timed out|_MSG_TIMED_OUT",
+         'delivery: KafkaError{code=_MSG_TIMED_OUT,val=-192,str="Local: Message timed out"}')
+def _rd_message_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(MESSAGE_TIMEOUT, LIBRDKAFKA)
+
+
+@pattern("librdkafka.brokers_down", LIBRDKAFKA, "brokers are down", r"(?P<down>\d+)/(?P<all>\d+) brokers are down",
+         "% ERROR: Local: All broker connections are down: 1/1 brokers are down: terminating")
+def _rd_brokers_down(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ALL_DOWN, LIBRDKAFKA, detail=f"{m.group('down')}/{m.group('all')}")
+
+
+@pattern("librdkafka.metadata", LIBRDKAFKA, "Failed to", r"Failed to (?:acquire metadata|query metadata for topic "
+         r"(?P<topic>\S+?)):\s*(?P<why>Local: [^(]*)",
+         "% ERROR: Failed to acquire metadata: Local: Broker transport failure (Are the brokers reachable? Also try "
+         "increasing the metadata timeout with -m <timeout>?)")
+def _rd_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(METADATA_FAILED, LIBRDKAFKA, topic=m.group("topic"), detail=m.group("why").strip())
+
+
+@pattern("librdkafka.unknown_topic", LIBRDKAFKA, "nknown topic",
+         r"(?:Broker: Unknown topic or partition|Local: Unknown topic)",
+         "% ERROR: Topic missing-topic error: Broker: Unknown topic or partition")
+def _rd_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    topic = re.search(r"Topic (\S+?)(?: \[\d+\])? error", m.string)
+    yield Sighting(TOPIC_MISSING, LIBRDKAFKA, topic=topic.group(1) if topic else None)
+
+
+@pattern("librdkafka.topic_authorization", LIBRDKAFKA, "Topic authorization failed",
+         r"Broker: Topic authorization failed",
+         "% ERROR: Topic orders error: Broker: Topic authorization failed")
+def _rd_topic_authorization(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    topic = re.search(r"Topic (\S+?)(?: \[\d+\])? error", m.string)
+    yield Sighting(TOPIC_DENIED, LIBRDKAFKA, topic=topic.group(1) if topic else None)
+
+
+@pattern("librdkafka.leader_not_available", LIBRDKAFKA, "Leader not available", r"Broker: Leader not available",
+         "% ERROR: Topic orders [2] error: Broker: Leader not available")
+def _rd_leader(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    topic = re.search(r"Topic (\S+?)(?: \[\d+\])? error", m.string)
+    yield Sighting(NO_LEADER, LIBRDKAFKA, topic=topic.group(1) if topic else None, detail="LEADER_NOT_AVAILABLE")
+
+
+@pattern("kcat.metadata_header", LIBRDKAFKA, "Metadata for",
+         rf"Metadata for (?:all topics|[^(]*)\(from broker (?P<id>-?\d+): (?:[a-z_]+://)?(?P<hp>{_HOSTPORT})/"
+         r"(?P<name>bootstrap|-?\d+)\)",
+         "Metadata for all topics (from broker -1: ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092/bootstrap):")
+def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    if m.group("name") == "bootstrap" or int(m.group("id")) < 0:
+        yield Fact(BOOTSTRAP, host, port)
+    else:
+        yield Fact("broker", host, port, int(m.group("id")))
+
+
+@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{_HOSTPORT})\b",
+         "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")
+def _kcat_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact("broker", host, port, int(m.group("id")))
+
+
+@pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{_HOSTPORT}) NodeId (?P<id>-?\d+)",
+         "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
+         "kafka-1.internal:9092 NodeId 1")
+def _rd_metadata_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact("broker", host, port, int(m.group("id")))

@@ -1,0 +1,274 @@
+"""What a client log line can say, and what every client family's patterns share.
+
+A line reports ``Sighting``s (a failure, with the endpoint, role, status and words the line holds) and
+``Fact``s (a bootstrap address, an advertised broker, a topic the line reveals). A ``Pattern`` is one
+recognised line: its client family, a literal ``needle`` every matching line contains, its regex and
+the handler that turns a match into sightings and facts; ``registrar`` gives a family's module its
+``@pattern`` decorator. Here too: the regex pieces and parsers several families use, and ``ScanState``,
+the little a log's earlier lines leave for the next ones (the Java connection a stack trace belongs to).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+
+from kdiag.diagnose.facts import parse_endpoint
+from kdiag.diagnose.hosts import normalise_host
+
+# --- what a line can say ------------------------------------------------------------------------
+
+# Causes: each names why the client failed.
+RESOLVE = "resolve"  # a host name does not resolve (status: nxdomain | no_answer | servfail | timeout | error)
+CONNECT = "connect"  # a TCP connect failed (status: refused | timeout | unreachable)
+PLAINTEXT_ON_TLS = "plaintext_on_tls"  # a plaintext client on a TLS listener
+TLS_ON_PLAINTEXT = "tls_on_plaintext"  # a TLS client on a plaintext listener
+CERT_UNTRUSTED = "cert_untrusted"  # the broker's chain does not verify (librdkafka: or its name does not match)
+CERT_NAME = "cert_name"  # the name connected to is not in the broker's certificate
+CLIENT_CERT_MISSING = "client_cert_missing"  # the listener wants a client certificate and got none (detail: alert)
+CLIENT_CERT_REFUSED = "client_cert_refused"  # the listener does not accept the client's certificate (detail: alert)
+TLS_FAILED = "tls_failed"  # a TLS handshake failed, reason not in the line
+SASL_NEEDED = "sasl_needed"  # the listener wants SASL, the client sends none
+SASL_MECHANISM = "sasl_mechanism"  # the client's mechanism is not enabled on the listener
+SASL_CREDENTIALS = "sasl_credentials"  # the broker rejected the credentials
+TOPIC_MISSING = "topic_missing"
+TOPIC_DENIED = "topic_denied"
+NO_LEADER = "no_leader"  # detail: LEADER_NOT_AVAILABLE | LISTENER_NOT_FOUND
+NOT_KAFKA = "not_kafka"  # the port answered with something else (detail: what)
+NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
+
+# Consequences: the client failed, and the line does not say why.
+MESSAGE_TIMEOUT = "message_timeout"  # librdkafka: Local: Message timed out
+EXPIRED_BATCH = "expired_batch"  # Java: Expiring N record(s) for T-P: N ms has passed since batch creation
+NOT_IN_METADATA = "not_in_metadata"  # Java: Topic T not present in metadata after N ms.
+ALL_DOWN = "all_down"  # librdkafka: N/N brokers are down; Sarama: run out of available brokers
+NO_NODE = "no_node"  # Java admin: Timed out waiting for a node assignment
+METADATA_FAILED = "metadata_failed"  # kcat: Failed to acquire metadata
+BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p (id: -1 rack: null) disconnected
+CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
+
+CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED})
+
+# Roles of the endpoint a line is about.
+BOOTSTRAP = "bootstrap"
+ADVERTISED = "advertised"
+UNKNOWN = "unknown"
+
+# Client families.
+LIBRDKAFKA = "librdkafka"  # confluent-kafka (Python, Go, .NET), kcat, rdkafka-based clients
+JAVA = "java"  # the Java client, the console tools, Kafka Connect, and the broker's own log
+KAFKAJS = "kafkajs"
+GO = "go"  # Sarama, franz-go, segmentio/kafka-go (Go's net and crypto/tls errors)
+KAFKA_PYTHON = "kafka-python"
+ANY = "any"  # Kafka's own error text, the same in every client
+
+
+@dataclass(frozen=True)
+class Sighting:
+    """One failure one line reports, with every fact the line holds about it."""
+
+    symptom: str
+    client: str
+    host: str | None = None
+    port: int | None = None
+    address: str | None = None  # the IP the client tried, when the line shows it
+    node_id: int | None = None
+    role: str = UNKNOWN
+    status: str | None = None  # RESOLVE: dns status; CONNECT: tcp status
+    protocol: str | None = None  # the client's security.protocol, when the line shows it (ssl://...)
+    topic: str | None = None
+    partition: int | None = None
+    mechanism: str | None = None
+    mechanisms: tuple[str, ...] | None = None  # what the listener enables, when the line lists them
+    detail: str | None = None  # the rest that matters: the client's own error words, a frame size, a count
+    related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
+
+
+@dataclass(frozen=True)
+class Fact:
+    """Something a line reveals about the cluster or the client's configuration."""
+
+    kind: str  # "bootstrap" (an address in bootstrap.servers) | "broker" (an advertised broker) | "topic"
+    host: str | None = None
+    port: int | None = None
+    node_id: int | None = None
+    name: str | None = None  # a topic name
+
+
+Item = Sighting | Fact
+Handler = Callable[[re.Match[str], "ScanState"], Iterable[Item]]
+
+
+@dataclass(frozen=True)
+class Pattern:
+    name: str
+    client: str
+    needle: str  # a literal every matching line contains
+    regex: re.Pattern[str]
+    handler: Handler
+    example: str  # a real line it recognises (tested)
+
+
+def registrar(patterns: list[Pattern]) -> Callable[..., Callable[[Handler], Handler]]:
+    """A family module's ``@pattern(name, client, needle, regex, example)`` decorator: each use appends one
+    ``Pattern`` to that module's ``patterns``, in declaration order."""
+
+    def pattern(name: str, client: str, needle: str, regex: str, example: str, *,
+                flags: int = 0) -> Callable[[Handler], Handler]:
+        compiled = re.compile(regex, flags)
+
+        def register(handler: Handler) -> Handler:
+            patterns.append(Pattern(name, client, needle, compiled, handler, example))
+            return handler
+
+        return register
+
+    return pattern
+
+
+# --- shared pieces of the regexes ----------------------------------------------------------------
+
+_HOST = r"(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9_][A-Za-z0-9_.%-]*)"
+_HOSTPORT = rf"{_HOST}:\d{{1,5}}"
+
+_DNS_WORDS = (("No address associated", "no_answer"), ("not known", "nxdomain"), ("no such host", "nxdomain"),
+              ("No such host", "nxdomain"), ("ENOTFOUND", "nxdomain"), ("NXDOMAIN", "nxdomain"),
+              ("Temporary failure", "servfail"), ("EAI_AGAIN", "servfail"), ("server misbehaving", "servfail"),
+              ("SERVFAIL", "servfail"), ("timed out", "timeout"), ("i/o timeout", "timeout"))
+_TCP_WORDS = (("refused", "refused"), ("ECONNREFUSED", "refused"), ("timed out", "timeout"),
+              ("ETIMEDOUT", "timeout"), ("i/o timeout", "timeout"), ("No route", "unreachable"),
+              ("no route", "unreachable"), ("unreachable", "unreachable"), ("EHOSTUNREACH", "unreachable"),
+              ("ENETUNREACH", "unreachable"))
+
+
+def dns_status(words: str | None, default: str = "error") -> str:
+    for needle, status in _DNS_WORDS:
+        if words and needle in words:
+            return status
+    return default
+
+
+def tcp_status(words: str) -> str:
+    lowered = words.lower()
+    for needle, status in _TCP_WORDS:
+        if needle.lower() in lowered:
+            return status
+    return "error"
+
+
+def role_of(node_id: int | None) -> str:
+    if node_id is None:
+        return UNKNOWN
+    return BOOTSTRAP if node_id < 0 else ADVERTISED
+
+
+def split_endpoint(text: str | None) -> tuple[str | None, int | None]:
+    endpoint = parse_endpoint(text) if text else None
+    if endpoint is None:
+        return None, None
+    return endpoint.host.strip("[]"), endpoint.port
+
+
+def _int(text: str | None) -> int | None:
+    try:
+        return int(text) if text is not None else None
+    except ValueError:
+        return None
+
+
+def _mechanisms(text: str) -> tuple[str, ...]:
+    return tuple(m for m in re.split(r"[\s,\[\]]+", text.strip()) if m)
+
+
+@dataclass
+class JavaConnection:
+    """The endpoint the last Java connection line named, for the exception lines that follow it."""
+
+    host: str | None
+    port: int | None
+    node_id: int | None
+    address: str | None
+    line: int
+
+
+# What the listener says about the client's certificate, as an alert it sends: the same alerts in every
+# client's words. Captured from a Java 4.4.0 listener with ssl.client.auth=required: bad_certificate when the
+# client sends none (TLS 1.2 and 1.3), certificate_unknown when it does not trust the one sent. A Java client
+# only sends a certificate issued by a CA the listener names, so it meets bad_certificate in both cases.
+_NO_CERTIFICATE_ALERTS = ("certificate_required",)
+_REFUSED_ALERTS = ("certificate_unknown", "unknown_ca", "certificate_expired", "certificate_revoked",
+                   "unsupported_certificate", "access_denied")
+
+
+def client_certificate_symptom(alert: str, scan: ScanState) -> str:
+    """bad_certificate means "none" unless the log shows the client configured one."""
+    if alert in _REFUSED_ALERTS or (alert == "bad_certificate" and scan.client_certificate):
+        return CLIENT_CERT_REFUSED
+    return CLIENT_CERT_MISSING
+
+
+# --- helpers the handlers share ------------------------------------------------------------------------
+
+CONTEXT_LINES = 40
+"""How far below a Java connection line its exception lines may come and still be about it."""
+
+
+def _size_sighting(sighting: Sighting, size: int) -> Sighting:
+    """What a bogus "response size" says about the bytes the port sent first."""
+    raw = (size & 0xFFFFFFFF).to_bytes(4, "big")
+    if raw[0] in (0x15, 0x16) and raw[1] == 0x03:
+        return replace(sighting, symptom=PLAINTEXT_ON_TLS, detail=f"response size {size}: a TLS record")
+    text = raw.decode("latin-1")
+    speaks = {"HTTP": "HTTP", "SSH-": "SSH"}.get(text)
+    return replace(sighting, detail=f"response size {size}" + (f": {speaks}" if speaks else ""))
+
+
+def _with_connection(scan: ScanState, sighting: Sighting) -> Sighting:
+    """A host-less Java exception line takes the endpoint of the connection line just above it."""
+    connection = scan.java
+    if sighting.host is not None or connection is None or scan.line - connection.line > CONTEXT_LINES:
+        return sighting
+    return replace(sighting, host=connection.host, port=connection.port, address=connection.address,
+                   node_id=connection.node_id, role=role_of(connection.node_id))
+
+
+def _bootstrap_list(text: str) -> Iterator[Fact]:
+    for element in text.split(","):
+        host, port = split_endpoint(element.strip())
+        if host and not host.startswith("-"):
+            yield Fact(BOOTSTRAP, host, port)
+
+
+
+@dataclass
+class ScanState:
+    """The few facts a log's earlier lines leave for the next ones (the handlers read and set them)."""
+
+    line: int = 0
+    text: str = ""
+    java: JavaConnection | None = None
+    topic: str | None = None  # the topic the last Java timeout named, for the exception below it
+    pending_oom: tuple[int, str] | None = None
+    go_answered: tuple[int, str] | None = None  # Sarama's last completed ApiVersions: (line, host:port)
+    kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
+    ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
+    client_certificate: bool = False  # the log shows the client configured a certificate or keystore
+
+    def port_of(self, host: str) -> int | None:
+        """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,
+        kafkajs's ``getaddrinfo ENOTFOUND host``)."""
+        return self.ports.get(normalise_host(host))
+
+    def java_connection(self, m: re.Match[str]) -> JavaConnection:
+        host = m.group("host") or None  # Java prints "/1.2.3.4:9092" for an address given as a literal
+        address = m.group("addr")
+        self.java = JavaConnection(host or address, int(m.group("port")), int(m.group("id")), address, self.line)
+        return self.java
+
+    def recent_connection(self, host: str) -> JavaConnection | None:
+        connection = self.java
+        if connection is None or self.line - connection.line > CONTEXT_LINES or connection.host is None:
+            return None
+        return connection if normalise_host(connection.host) == normalise_host(host) else None
