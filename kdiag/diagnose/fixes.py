@@ -33,6 +33,12 @@ KUBERNETES_NOTE = ("On Kubernetes the operator or chart writes these lines: give
                    "per broker). A single load balancer or port-forward in front of all brokers cannot work.")
 
 
+IMAGE_NOTE = ("The Docker lines are for the apache/kafka and confluentinc/cp-kafka images (KAFKA_ plus the setting's "
+              "name); the bitnami/kafka image reads KAFKA_CFG_ instead: KAFKA_CFG_LISTENERS, "
+              "KAFKA_CFG_ADVERTISED_LISTENERS, KAFKA_CFG_LISTENER_SECURITY_PROTOCOL_MAP, "
+              "KAFKA_CFG_INTER_BROKER_LISTENER_NAME.")
+
+
 def docker_env_name(prop: str) -> str:
     """The Confluent/Apache Kafka image's environment name for a broker property:
     ``advertised.listeners`` -> ``KAFKA_ADVERTISED_LISTENERS``."""
@@ -302,6 +308,8 @@ def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, 
         text.append(note)
     elif any(classify_host(b.host).kind == KUBERNETES for b in brokers):
         text.append(KUBERNETES_NOTE)
+    if any(classify_host(b.host).kind in (SINGLE_LABEL, CONTAINER_ID) for b in brokers) and IMAGE_NOTE not in text:
+        text.append(IMAGE_NOTE)
     text.append(KRAFT_NOTE)
     return "\n\n".join(text)
 
@@ -417,7 +425,9 @@ def client_settings_fix(report: Report, *, protocol: str, mechanism: str | None 
         elif mechanism in _JAAS_MODULES:
             java.append(f"sasl.jaas.config={_JAAS_MODULES[mechanism]} required;")
     x_flags = " ".join(f"-X {line}" for line in rd)
-    return ("librdkafka clients (confluent-kafka, kcat, kdiag -X):\n"
+    msk = msk_port_hint(report, protocol, mechanism)
+    return ((f"{msk}\n\n" if msk else "")
+            + "librdkafka clients (confluent-kafka, kcat, kdiag -X):\n"
             + "\n".join(rd)
             + "\n\nJava clients (client.properties, --command-config):\n"
             + "\n".join(java)
@@ -510,9 +520,7 @@ def deployment_note(report: Report, *, per_broker_endpoints: bool = False) -> st
         parts.append(KUBERNETES_NOTE + " Confluent for Kubernetes: spec.listeners.external.externalAccess "
                      "(type loadBalancer with a domain, or nodePort) on the Kafka resource.")
     elif deployment.kind == DOCKER:
-        parts.append("In Docker the image reads the same settings from its environment; the name differs by image: "
-                     "apache/kafka and confluentinc/cp-kafka take KAFKA_ADVERTISED_LISTENERS, bitnami/kafka takes "
-                     "KAFKA_CFG_ADVERTISED_LISTENERS (every setting as KAFKA_CFG_ plus its name).")
+        return assumed  # IMAGE_NOTE, for the image's environment names, comes with the container names
     else:
         parts.append(_MANAGED_NOTES[deployment.kind](deployment))
     if per_broker_endpoints and deployment.managed:
@@ -556,3 +564,39 @@ def _event_hubs_note(deployment: Deployment) -> str:
 
 
 _MANAGED_NOTES = {MSK: _msk_note, CONFLUENT_CLOUD: _confluent_cloud_note, EVENT_HUBS: _event_hubs_note}
+
+
+# --- Amazon MSK's port families ---------------------------------------------------------------------
+
+MSK_PORTS = {
+    9092: ("PLAINTEXT", None, "plaintext, inside the VPC"),
+    9094: ("SSL", None, "TLS, inside the VPC"),
+    9096: ("SASL_SSL", "SCRAM-SHA-512", "SASL/SCRAM over TLS, inside the VPC"),
+    9098: ("SASL_SSL", "AWS_MSK_IAM", "IAM over TLS, inside the VPC"),
+    9194: ("SSL", None, "TLS, public access"),
+    9196: ("SASL_SSL", "SCRAM-SHA-512", "SASL/SCRAM over TLS, public access"),
+    9198: ("SASL_SSL", "AWS_MSK_IAM", "IAM over TLS, public access"),
+}
+"""Amazon MSK's listener on each port: the security.protocol and SASL mechanism it wants, and who may use it."""
+
+
+def msk_port_hint(report: Report, protocol: str | None = None, mechanism: str | None = None) -> str | None:
+    """For an MSK bootstrap: what the port used speaks, and the port that speaks what the client needs."""
+    deployment = report_deployment(report)
+    used = bootstrap_used(report)
+    if deployment is None or deployment.kind != MSK or used is None:
+        return None
+    here = MSK_PORTS.get(used.port)
+    public = used.port >= 9194 or (here is None and used.port not in MSK_PORTS)
+    wanted = [port for port, (p, m, _who) in MSK_PORTS.items()
+              if p == (protocol or security_protocol(report)) and (mechanism is None or m == mechanism)
+              and (port >= 9194) == public]
+    lines = [f"Assumed Amazon MSK, because {deployment.reason}. MSK has one listener per port: 9092 plaintext, 9094 "
+             "TLS, 9096 SASL/SCRAM, 9098 IAM inside the VPC; 9194 TLS, 9196 SASL/SCRAM, 9198 IAM with public access."]
+    if here is not None:
+        lines.append(f"Port {used.port} is {here[2]} (security.protocol={here[0]}"
+                     + (f", sasl.mechanism={here[1]}" if here[1] else "") + ").")
+    if wanted and used.port not in wanted:
+        lines.append(f"For these client settings use port {join_words(wanted)}: the matching bootstrap string from "
+                     "`aws kafka get-bootstrap-brokers --cluster-arn <arn>`.")
+    return " ".join(lines)
