@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None, *, env: Environment | None = None) -
     """
     args = list(sys.argv[1:] if argv is None else argv)
     env = env or Environment.from_process()
+    if any(arg.startswith("-X") for arg in args):  # a usage error may quote a secret given with -X
+        from kdiag.clientconfig import secrets_in_arguments
+
+        env.scrub = secrets_in_arguments(args).scrub
     debug = "--debug" in args
     try:
         command = typer.main.get_command(app)

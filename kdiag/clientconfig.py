@@ -196,14 +196,34 @@ def parse_x_options(options: Iterable[str]) -> ClientSettings:
     return ClientSettings(settings)
 
 
+def secrets_in_arguments(args: Sequence[str]) -> ClientSettings:
+    """The secrets a command line holds in ``-X`` options, before (and whether or not) it parses:
+    ``-X sasl.password=VALUE``, ``-Xsasl.password=VALUE``, and ``-X sasl.password VALUE`` (the value
+    given as the next word, which the parser then rejects as an extra argument, quoting it). A usage
+    error is written through a scrubber that knows them."""
+    found: dict[str, str] = {}
+    for index, arg in enumerate(args):
+        if arg == "-X" and index + 1 < len(args):
+            option = args[index + 1]
+        elif arg.startswith("-X") and arg != "-X":
+            option = arg[2:]
+        else:
+            continue
+        key, equals, value = option.partition("=")
+        if not equals and index + 2 < len(args) and arg == "-X":
+            value = args[index + 2]  # -X sasl.password hunter2
+        if is_secret(key.strip()) and value:
+            found[key.strip()] = value
+    return ClientSettings(found)
+
+
 def parse_x_option(text: str) -> tuple[str, str]:
     """One ``-X key=value`` as (librdkafka name, value); the name is checked, the value only where
     librdkafka has a short list of choices."""
     key, equals, value = text.partition("=")
     key = key.strip()
     if not equals or not key:
-        shown = _shown_option(text)
-        raise UsageError(f"-X expects key=value, got {shown} (e.g. -X security.protocol=SASL_SSL)")
+        raise UsageError(f"-X expects key=value, got {_shown_option(text)} (e.g. -X security.protocol=SASL_SSL)")
     if key not in LIBRDKAFKA_PROPERTIES:
         raise UsageError(_unknown_setting(key))
     key = _LIBRDKAFKA_ALIASES.get(key, key)
@@ -252,11 +272,9 @@ def _canonical_choice(key: str, value: str, *, where: str) -> str:
 
 def read_command_config(path: str | os.PathLike[str]) -> ClientSettings:
     """A Java client.properties, mapped to librdkafka names."""
-    try:
-        with open(path, "rb") as handle:
-            raw = handle.read()
-    except OSError as exc:
-        raise UsageError(f"cannot read --command-config {os.fspath(path)}: {exc.strerror or exc}") from None
+    from kdiag.inputfile import MAX_COMMAND_CONFIG, read_input
+
+    raw = read_input(path, what="--command-config", limit=MAX_COMMAND_CONFIG)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
@@ -524,5 +542,10 @@ def _quote(text: str) -> str:
 
 
 def _shown_option(text: str) -> str:
-    """An -X argument without '=' might be a secret typed in the wrong place: show only its start."""
-    return _quote(text if len(text) <= 40 else text[:39] + "…")
+    """An -X argument without '=' is shown only when it is a setting's name (``-X sasl.password``, the
+    value forgotten or given as the next word): anything else may be the secret itself, typed where the
+    key=value belonged (``-X hunter2``), and is described, never echoed."""
+    key = text.strip()
+    if key in LIBRDKAFKA_PROPERTIES or key.lower() in _JAVA_NAME_HINTS:
+        return f"{_quote(key)} with no '=VALUE'"
+    return f"an argument without '=' ({len(text)} characters, not shown: it may be a secret)"

@@ -30,6 +30,7 @@ Importing this module is cheap (``kdiag --help`` does): the report model is impo
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -283,9 +284,11 @@ def _kafka(a: Side, b: Side) -> Iterator[Difference]:
 
 
 def _finding_key(finding: Finding) -> tuple[object, ...]:
+    """What makes two findings the same. Evidence is free-form JSON (a report from elsewhere may hold a
+    list where a number is usual), so its values are compared by their canonical JSON text."""
     evidence = finding.evidence
-    return (finding.id, evidence.get("node_id"), evidence.get("host"), evidence.get("port"),
-            tuple(evidence.get("node_ids") or ()))
+    return (finding.id, *(json.dumps(evidence.get(key), sort_keys=True, default=str)
+                          for key in ("node_id", "host", "port", "node_ids")))
 
 
 def _findings_only(a: Side, b: Side) -> list[tuple[str, Finding]]:

@@ -2,13 +2,20 @@
 
 ``to_json(obj)`` gives plain dicts/lists (tuples become lists, None stays null);
 ``from_json(cls, data)`` rebuilds the dataclass, ignoring keys it does not know (so a newer
-report still loads) and using field defaults for keys that are missing.
+report still loads) and using field defaults for keys that are missing; every value is checked
+against its field's type, and a wrong one raises :class:`ReportFormatError` naming the field.
+
+``loads(text)`` is ``json.loads`` for JSON that came from outside (``kdiag diff``, the fleet): no
+NaN or Infinity, no number longer than any a report holds, no nesting deeper than ``MAX_DEPTH``;
+each refused with one line, never a RecursionError or a ten-second bignum.
 """
 
 from __future__ import annotations
 
+import collections.abc
 import dataclasses
 import functools
+import json
 import types
 import typing
 from typing import Any, TypeVar
@@ -58,7 +65,7 @@ def from_json(tp: Any, data: Any, *, where: str = "report") -> Any:
             raise ReportFormatError(f"{where}: expected a list")
         item = typing.get_args(tp)[0]
         return tuple(from_json(item, value, where=f"{where}[]") for value in data)
-    if origin is dict or tp is dict or origin is typing.Mapping:
+    if origin in (dict, collections.abc.Mapping) or tp is dict or origin is typing.Mapping:
         if not isinstance(data, dict):
             raise ReportFormatError(f"{where}: expected an object")
         return data
@@ -67,3 +74,51 @@ def from_json(tp: Any, data: Any, *, where: str = "report") -> Any:
     if tp in (int, float, str, bool) and not isinstance(data, tp):
         raise ReportFormatError(f"{where}: expected {tp.__name__}, got {type(data).__name__}")
     return data
+
+
+MAX_DEPTH = 64
+"""Nesting a kdiag document never reaches (a report is about 8 deep; evidence a few more)."""
+MAX_NUMBER_LENGTH = 32
+"""Characters of one JSON number: an int64 is 20, a float's repr at most 24."""
+
+
+def _number(kind: type) -> Any:
+    def parse(text: str) -> Any:
+        if len(text) > MAX_NUMBER_LENGTH:
+            raise ReportFormatError(f"a number of {len(text)} digits, longer than any a kdiag document holds "
+                                    f"(starts {text[:12]}…)")
+        return kind(text)
+
+    return parse
+
+
+def _constant(name: str) -> Any:
+    raise ReportFormatError(f"{name} is not a JSON number")
+
+
+def loads(text: str | bytes) -> Any:
+    """JSON from outside, bounded: see the module's docstring. Raises ReportFormatError only."""
+    try:
+        data = json.loads(text, parse_int=_number(int), parse_float=_number(float), parse_constant=_constant)
+    except RecursionError:
+        raise ReportFormatError(f"nested deeper than the {MAX_DEPTH} levels a kdiag document has") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise ReportFormatError(f"is not JSON: {exc}") from None
+    _check_depth(data)
+    return data
+
+
+def _check_depth(data: Any) -> None:
+    """Iteratively (a recursive check would be the very RecursionError it guards against)."""
+    stack = [(data, 1)]
+    while stack:
+        value, depth = stack.pop()
+        if isinstance(value, dict):
+            children = value.values()
+        elif isinstance(value, list):
+            children = value
+        else:
+            continue
+        if depth > MAX_DEPTH:
+            raise ReportFormatError(f"nested deeper than the {MAX_DEPTH} levels a kdiag document has")
+        stack.extend((child, depth + 1) for child in children)

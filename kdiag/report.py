@@ -26,7 +26,7 @@ from typing import Any
 from kdiag import __version__
 from kdiag.capture.model import CaptureSummary
 from kdiag.finding import Finding
-from kdiag.jsonform import ReportFormatError, from_json, to_json
+from kdiag.jsonform import ReportFormatError, from_json, loads, to_json
 from probes.results import (
     DnsResult,
     IdentityCheck,
@@ -293,8 +293,11 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
     if schema != SCHEMA:
         raise ReportFormatError(f"schema is {schema!r}, kdiag reads {SCHEMA!r}")
     stages = []
-    for index, raw in enumerate(data.get("stages") or ()):
-        if not isinstance(raw, Mapping) or "name" not in raw:
+    raw_stages = data.get("stages") or []
+    if not isinstance(raw_stages, list):
+        raise ReportFormatError(f"report.stages: expected a list, got {type(raw_stages).__name__}")
+    for index, raw in enumerate(raw_stages):
+        if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str):
             raise ReportFormatError(f"stages[{index}] has no name")
         detail_type = STAGE_DETAILS.get(raw["name"], EmptyDetail)
         stage = from_json(Stage, {k: v for k, v in raw.items() if k != "detail"}, where=f"stages[{index}]")
@@ -308,12 +311,13 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
 
 
 def load_report(path: str | os.PathLike[str]) -> Report:
-    """Reads a report file; raises ReportFormatError with one line on anything wrong."""
+    """Reads a report file: a regular file of at most ``MAX_REPORT`` bytes (else a UsageError), bounded
+    JSON (``jsonform.loads``) checked field by field against the model; raises ReportFormatError with
+    one line naming the file and the field on anything wrong. ``kdiag diff`` and the fleet load here."""
+    from kdiag.inputfile import MAX_REPORT, read_input
+
+    raw = read_input(path, what="report", limit=MAX_REPORT)
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-    except OSError as exc:
-        raise ReportFormatError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise ReportFormatError(f"{path} is not JSON: {exc}") from None
-    return report_from_dict(data)
+        return report_from_dict(loads(raw))
+    except ReportFormatError as exc:
+        raise ReportFormatError(f"{os.fspath(path)}: {exc}") from None

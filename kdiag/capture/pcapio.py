@@ -269,8 +269,11 @@ class CaptureReader:
 
 
 def open_capture(path: str) -> tuple[CaptureReader, BinaryIO]:
-    """A reader over the file at ``path`` and the open file (the caller closes it)."""
-    stream = open(path, "rb")  # noqa: SIM115 - returned to the caller
+    """A reader over the file at ``path`` and the open file (the caller closes it). The file must be a
+    regular one (a FIFO or a device is refused with one line: it could block or never end)."""
+    from kdiag.inputfile import open_input
+
+    stream = open_input(path, what="", limit=None)
     try:
         return CaptureReader(stream, name=path), stream
     except BaseException:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, BinaryIO
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -74,14 +74,17 @@ def run_explain_command(text: list[str], *, file: str | None, env: Environment, 
     """Reads the input (TEXT, --file or stdin), explains it, prints it; exit 1 if it shows problems."""
     from kdiag.explain.engine import explain_text
     from kdiag.explain.reader import read_blocks
+    from kdiag.inputfile import MAX_LOG, STDIN, looks_like_path, open_input
     from kdiag.render.explain import render_explanation
 
     if text and file is not None:
         raise UsageError("give the log as TEXT or with --file, not both")
-    if len(text) == 1 and text[0] != "-" and os.path.isfile(text[0]):
-        file, text = text[0], []  # `kdiag explain producer.log`: what the user meant, no error line is a path
+    if len(text) == 1 and text[0] != "-" and (os.path.isfile(text[0]) or looks_like_path(text[0])):
+        # `kdiag explain producer.log`: what the user meant, no error line is a path; and a path that
+        # does not exist is a mistyped file name, not a log line to find nothing in
+        file, text = text[0], []
     if file is not None:
-        with _open_log(file) as handle:
+        with open_input(file, what="--file", limit=MAX_LOG) as handle:
             explanation = _explain_stream(read_blocks(handle), f"--file {file}")
     elif text and text != ["-"]:
         explanation = explain_text(" ".join(text))
@@ -89,7 +92,9 @@ def run_explain_command(text: list[str], *, file: str | None, env: Environment, 
         if not text and env.stdin_isatty:
             raise UsageError("no input: give the client's output as TEXT, with --file LOG, or on stdin "
                              "(e.g. kdiag explain --file producer.log)")
-        explanation = _explain_stream(read_blocks(env.stdin), "stdin")
+        stdin = getattr(env.stdin, "buffer", None)  # a StringIO (tests) has no bytes under it
+        stream = env.stdin if stdin is None else open_input(STDIN, what="stdin", limit=MAX_LOG, stdin=stdin)
+        explanation = _explain_stream(read_blocks(stream), "stdin")
     env.write(render_explanation(explanation, fmt, width=env.width, color=env.color and fmt is Format.TEXT))
     return exit_status(explanation)
 
@@ -108,15 +113,6 @@ def _explain_stream(blocks: Iterable[Block], where: str) -> Explanation:
 
 def exit_status(explanation: Explanation) -> ExitStatus:
     return ExitStatus.PROBLEMS if explanation.problems else ExitStatus.OK
-
-
-def _open_log(path: str) -> BinaryIO:
-    if os.path.isdir(path):
-        raise UsageError(f"cannot read --file {path}: it is a directory")
-    try:
-        return open(path, "rb")  # noqa: SIM115 (the caller closes it)
-    except OSError as exc:
-        raise UsageError(f"cannot read --file {path}: {exc.strerror or exc}") from None
 
 
 def register(app: typer.Typer) -> None:

@@ -113,7 +113,7 @@ def test_markdown_format(tmp_path: Path):
 
 @pytest.mark.parametrize("setup, expected", [
     (lambda tmp: str(tmp / "missing.log"), "cannot read --file {path}: No such file or directory"),
-    (lambda tmp: str(tmp), "cannot read --file {path}: it is a directory"),
+    (lambda tmp: str(tmp), "cannot read --file {path}: Is a directory"),
 ])
 def test_unreadable_file_is_one_line_and_exit_2(tmp_path: Path, setup, expected):
     path = setup(tmp_path)
