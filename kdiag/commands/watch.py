@@ -224,10 +224,13 @@ def client_options_from_environment(environ: Mapping[str, str]) -> list[str]:
         from_file = key.endswith("_FILE") and key[:-5] in names
         if from_file:
             key = key[:-5]
+            from kdiag.inputfile import MAX_COMMAND_CONFIG, read_input
+
+            raw = read_input(value, what=variable, limit=MAX_COMMAND_CONFIG)  # a regular file, size-capped
             try:
-                value = Path(value).read_text(encoding="utf-8").rstrip("\r\n")
-            except OSError as exc:
-                raise UsageError(f"{variable}: cannot read {value}: {exc.strerror or exc}") from None
+                value = raw.decode("utf-8").rstrip("\r\n")
+            except UnicodeDecodeError:
+                raise UsageError(f"{variable}: {value} is not UTF-8 text") from None
         if key not in names:
             raise UsageError(f"{variable}: no librdkafka setting is called {key.lower().replace('_', '.')}")
         options.append(f"{names[key]}={value}")
