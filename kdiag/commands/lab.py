@@ -197,6 +197,7 @@ def down_command(
     ctx: typer.Context,
     name: Annotated[Optional[str], typer.Argument(metavar="[NAME]", show_default=False,
                                                   help="The scenario to tear down (default: every one).")] = None,
+    debug: DebugOption = False,
 ) -> ExitStatus:
     from kdiag.lab.netns import LabError
     from kdiag.lab.runner import stop_running
