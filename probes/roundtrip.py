@@ -60,10 +60,8 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
     from confluent_kafka import Consumer, KafkaException, Producer, TopicPartition
 
     collector = _LogCollector(secrets)
-    logger = logging.getLogger(f"kdiag.librdkafka.{uuid.uuid4().hex[:8]}")
-    logger.propagate = False
+    logger = _client_logger("kdiag.librdkafka", collector)
     logger.setLevel(logging.DEBUG)
-    logger.addHandler(collector)
     errors: list[str] = []
     payload = f"kdiag roundtrip {uuid.uuid4()} from {socket.gethostname()} pid {os.getpid()}".encode()
     delivered: dict = {}
@@ -127,7 +125,7 @@ def run_roundtrip(bootstrap: str, *, topic: str, settings: dict[str, str], deadl
         text = err.str() if hasattr(err, "str") else str(exc)
         return outcome(error_code=name, error=collector.scrub(text))
     finally:
-        logger.removeHandler(collector)
+        _silence(logger, collector)
 
 
 def _close_within(client, deadline: Deadline) -> None:
@@ -147,9 +145,7 @@ def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadli
     from confluent_kafka.admin import AdminClient, NewTopic
 
     collector = _LogCollector(secrets)
-    logger = logging.getLogger(f"kdiag.librdkafka.admin.{uuid.uuid4().hex[:8]}")
-    logger.propagate = False
-    logger.addHandler(collector)
+    logger = _client_logger("kdiag.librdkafka.admin", collector)
     admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
     futures = admin.create_topics([NewTopic(topic, num_partitions=1)],
                                   request_timeout=max(deadline.remaining(), 0.1))
@@ -163,5 +159,21 @@ def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadli
     except Exception as exc:  # noqa: BLE001 - concurrent.futures timeout or a client-side failure
         return collector.scrub(f"{type(exc).__name__}: {exc}")
     finally:
-        logger.removeHandler(collector)
+        _silence(logger, collector)
     return None
+
+
+def _client_logger(name: str, collector: _LogCollector) -> logging.Logger:
+    """A logger of its own for one librdkafka client, outside logging's registry: a long-running
+    process (kdiag watch) makes one per probe, and registered loggers are never freed."""
+    logger = logging.Logger(f"{name}.{uuid.uuid4().hex[:8]}")
+    logger.propagate = False
+    logger.addHandler(collector)
+    return logger
+
+
+def _silence(logger: logging.Logger, collector: _LogCollector) -> None:
+    """Stop collecting; what the client still logs while it closes goes nowhere. (A logger left with
+    no handler would hand it to logging's last resort: unscrubbed, on stderr.)"""
+    logger.addHandler(logging.NullHandler())
+    logger.removeHandler(collector)
