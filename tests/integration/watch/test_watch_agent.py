@@ -56,9 +56,12 @@ def test_watch_serves_every_endpoint_and_writes_gap_free_reports_then_exits_on_s
     assert len({r["agent"]["id"] for r in dir_reports}) == 1
     assert not list(reports_dir.glob(".open-*")), "the open segment is sealed at exit"
     log = agent.stderr().splitlines()
-    assert "first probe: healthy" in log[1]
-    assert log[-1].endswith("stopped by SIGTERM")
-    assert len(log) == 3, "a healthy watch logs its start, its first state and its stop, nothing per probe"
+    assert "watching" in log[0] and log[-1].endswith("stopped by SIGTERM")
+    # a fresh broker may fail the very first round trip (its coordinator loading); then only transitions
+    transitions = log[1:-1]
+    assert "first probe:" in transitions[0]
+    assert transitions[-1].endswith(("first probe: healthy; findings: none", "broken → healthy; findings: none"))
+    assert len(transitions) <= 3 < len(dir_reports), "nothing is logged per probe, only transitions"
 
 
 def test_a_known_sasl_password_never_appears_in_report_metrics_logs_report_dir_or_topic(
