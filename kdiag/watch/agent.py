@@ -57,6 +57,7 @@ class WatchLoop:
         self.runner: BoundedRunner[Report] = BoundedRunner("kdiag-probe", grace=GRACE)
         self._random = random.Random()
         self._overrun_logged = False
+        self._last_error: str | None = None
 
     def run(self, stop: threading.Event) -> None:
         next_at = time.monotonic()
@@ -87,8 +88,11 @@ class WatchLoop:
             self.state.finished()
             error = outcome.error
             what = str(error) if isinstance(error, UsageError) else f"{type(error).__name__}: {error}"
-            self.log.warning(f"the probe failed inside kdiag: {what}")
+            if what != self._last_error:  # the same failure every interval is logged once
+                self.log.warning(f"the probe failed inside kdiag: {what}")
+            self._last_error = what
             return None
+        self._last_error = None
         report = replace(outcome.value, agent=Agent(self.identity.id, self.identity.next_sequence()))
         text = self.scrub(report_to_json(report, indent=None))
         self.state.record(report, text)
