@@ -18,7 +18,8 @@ from tests.labrun import assert_as_expected
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
-SCENARIOS = ("localhost-ipv4-only", "one-load-balancer")
+SCENARIOS = ("localhost-ipv4-only", "one-load-balancer", "bootstrap-out-of-reach", "topic-acl-denied",
+             "advertised-unspecified", "leader-down", "listener-missing", "message-too-large", "split-horizon-dns", "sni-ingress")
 CASES = [(name, vantage) for name in SCENARIOS for vantage in get_scenario(name).vantages]
 RUN_SECONDS = 15.0
 
@@ -67,6 +68,49 @@ def fresh_connections_to_the_balancer_reach_different_brokers(run: VantageRun) -
 def inside_the_cluster_the_balancer_is_only_an_info(run: VantageRun) -> None:
     lb = finding(run, "LOAD_BALANCED_BOOTSTRAP")
     assert lb["severity"] == "info" and lb["fix"] == ""
+
+
+@check("bootstrap-out-of-reach", "client-filtered")
+def a_filtered_bootstrap_costs_the_one_second_connect_timeout_not_two_minutes(run: VantageRun) -> None:
+    [attempt] = finding(run, "BOOTSTRAP_TIMEOUT")["evidence"]["attempts"]
+    assert attempt["status"] == "timeout" and 900 <= attempt["duration_ms"] < 3000
+    assert run.seconds < 5
+
+
+@check("bootstrap-out-of-reach", "client-no-route")
+def no_route_fails_before_a_packet_leaves(run: VantageRun) -> None:
+    [attempt] = finding(run, "BOOTSTRAP_UNREACHABLE")["evidence"]["attempts"]
+    assert attempt["status"] == "unreachable" and attempt["duration_ms"] < 500
+
+
+@check("topic-acl-denied", "client-alice")
+def alice_is_authenticated_and_only_the_topic_is_denied(run: VantageRun) -> None:
+    assert stage(run, "sasl")["status"] == "ok"
+    assert finding(run, "TOPIC_AUTHORIZATION_FAILED")["evidence"]["topics"] == ["orders"]
+
+
+@check("topic-acl-denied", "client-sasl-on-plain-port")
+def the_plain_listener_has_no_sasl_mechanism_at_all(run: VantageRun) -> None:
+    assert finding(run, "SASL_MECHANISM_MISMATCH")["evidence"]["sasl_mechanisms"] == []
+
+
+@check("leader-down", "app-server")
+def the_stopped_broker_is_gone_and_its_partition_leaderless(run: VantageRun) -> None:
+    assert sorted(b["node_id"] for b in run.report["cluster"]["brokers"]) == [1, 2]
+    evidence = finding(run, "NO_LEADER")["evidence"]
+    assert evidence["partitions"] == {"orders": [2]} and evidence["missing_node_ids"] == [3]
+
+
+@check("split-horizon-dns", "laptop-vpn")
+def the_zonal_name_resolves_privately_and_has_no_route(run: VantageRun) -> None:
+    [broker] = run.report["cluster"]["brokers"]
+    assert broker["dns"]["addresses"] == ["198.51.100.10"] and broker["tcp"]["status"] == "unreachable"
+
+
+@check("sni-ingress", "client-by-ip")
+def without_sni_the_default_certificate_comes_back(run: VantageRun) -> None:
+    [shake] = stage(run, "tls")["detail"]["handshakes"]
+    assert shake["sni"] is None and "Fake Certificate" in shake["certificate"]["subject"]
 
 
 def test_every_check_names_a_vantage_that_exists() -> None:
