@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import json
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from kdiag.exitstatus import has_problems
+from kdiag.render.finding import evidence_value
 from kdiag.report import BrokerReport, Endpoint, Report, Stage
 
 HEALTHY = "No problems found: every advertised broker resolves and answers from here."
@@ -110,22 +108,6 @@ def coordinator_line(report: Report) -> str | None:
     else:
         state = f"unreachable (tcp {coordinator.tcp.status})"
     return f"{where}: {node}{endpoint}, {state}"
-
-
-def evidence_lines(evidence: Mapping[str, Any]) -> list[tuple[str, str]]:
-    return [(str(key), evidence_value(value)) for key, value in evidence.items()]
-
-
-def evidence_value(value: Any) -> str:
-    if value is None:
-        return "–"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (list, tuple)):
-        return ", ".join(evidence_value(item) for item in value) or "–"
-    if isinstance(value, Mapping):
-        return json.dumps(value, ensure_ascii=False, separators=(", ", ": "), default=str)
-    return " ".join(str(value).split("\n"))
 
 
 def closing_line(report: Report) -> tuple[str, str] | None:

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from kdiag.diff import ReportDiff, Side, diff_to_dict
-from kdiag.render import Format
+from kdiag.render.formats import Format, draw
 
 
 def _heading(side: Side) -> str:
@@ -28,20 +29,20 @@ def _verdict(diff: ReportDiff) -> str:
     return f"{cluster} {count} difference{'s' if count != 1 else ''}:"
 
 
-def render_diff(diff: ReportDiff, fmt: Format, *, width: int = 100, color: bool = False) -> str:
-    fmt = Format(fmt)
-    if fmt is Format.JSON:
-        return json.dumps(diff_to_dict(diff), indent=2, ensure_ascii=False) + "\n"
-    if fmt is Format.MARKDOWN:
-        return _markdown(diff)
-    return _text(diff, width=width, color=color)
+def render_diff(diff: ReportDiff, fmt: Format, *, width: int = 100, color: bool = False,
+                scrub: Callable[[str], str] | None = None) -> str:
+    """The diff as ``fmt``: TEXT and MARKDOWN scrubbed and printable (``kdiag.render.safe``), JSON exact."""
+    return draw(diff, fmt, as_json=lambda d: json.dumps(diff_to_dict(d), indent=2, ensure_ascii=False) + "\n",
+                as_text=lambda d, w, c: _text(d, width=w, color=c), as_markdown=_markdown,
+                width=width, color=color, scrub=scrub)
 
 
 def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
     from rich.padding import Padding
     from rich.text import Text
 
-    from kdiag.render.text import console_text, draw_finding, text_console  # the report's own layout
+    from kdiag.render.console import console_text, text_console
+    from kdiag.render.finding import draw_finding
 
     console = text_console(width=width, color=color)
     console.print(Text("kdiag diff", style="bold"))
@@ -67,7 +68,8 @@ def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
 
 
 def _markdown(diff: ReportDiff) -> str:
-    from kdiag.render.markdown import inline_code, render_finding, table_cell  # the report's own pieces
+    from kdiag.render.finding import finding_markdown
+    from kdiag.render.markup import inline_code, table_cell
 
     blocks = ["## kdiag diff", "\n".join(f"- {_heading(side)}" for side in (diff.a, diff.b)), f"**{_verdict(diff)}**"]
     if diff.differences:
@@ -79,8 +81,6 @@ def _markdown(diff: ReportDiff) -> str:
                                 for i, d in enumerate(diff.differences, start=1)))
     for seen_from, finding in diff.findings:
         side = diff.a if seen_from == "a" else diff.b
-        blocks.append(f"Only from {side.name}:\n\n" + render_finding(finding))
+        blocks.append(f"Only from {side.name}:\n\n" + finding_markdown(finding))
     return "\n\n".join(blocks) + "\n"
 
-
-# --- the command ----------------------------------------------------------------------------------

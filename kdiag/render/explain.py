@@ -1,27 +1,29 @@
 """``kdiag explain``'s answer as text, Markdown or JSON: pure functions of an ``Explanation``.
 
-Findings are drawn exactly as in a report (the same rich layout and the same Markdown blocks), so a
-support engineer reads one format whichever command produced it.
+Findings are drawn exactly as in a report (``kdiag.render.finding``), so a support engineer reads one
+format whichever command produced it.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from kdiag.explain.engine import Explanation, explanation_to_dict
-from kdiag.render import Format
+from kdiag.render.formats import Format, draw
 
 NOTHING_RECOGNISED = "No Kafka client error recognised in {lines}: kdiag explain has nothing to say about it."
 NO_PROBLEM = "No problem found in {lines}: what kdiag recognised ({recognised}) is not an error."
 
 
-def render_explanation(explanation: Explanation, fmt: Format, *, width: int = 100, color: bool = False) -> str:
-    fmt = Format(fmt)
-    if fmt is Format.JSON:
-        return json.dumps(explanation_to_dict(explanation), indent=2, ensure_ascii=False) + "\n"
-    if fmt is Format.MARKDOWN:
-        return render_markdown(explanation)
-    return render_text(explanation, width=width, color=color)
+def render_explanation(explanation: Explanation, fmt: Format, *, width: int = 100, color: bool = False,
+                       scrub: Callable[[str], str] | None = None) -> str:
+    """The explanation as ``fmt``: TEXT and MARKDOWN show the log lines quoted in the evidence scrubbed
+    and printable (``kdiag.render.safe``); JSON is exact."""
+    return draw(explanation, fmt,
+                as_json=lambda e: json.dumps(explanation_to_dict(e), indent=2, ensure_ascii=False) + "\n",
+                as_text=lambda e, w, c: render_text(e, width=w, color=c), as_markdown=render_markdown,
+                width=width, color=color, scrub=scrub)
 
 
 def _lines(count: int) -> str:
@@ -49,7 +51,8 @@ def render_text(explanation: Explanation, *, width: int = 100, color: bool = Fal
         return summary_line(explanation) + "\n"
     from rich.text import Text
 
-    from kdiag.render.text import console_text, draw_finding, text_console  # the report's own layout
+    from kdiag.render.console import console_text, text_console
+    from kdiag.render.finding import draw_finding
 
     console = text_console(width=width, color=color)
     console.print(Text(summary_line(explanation), style="bold"))
@@ -60,8 +63,8 @@ def render_text(explanation: Explanation, *, width: int = 100, color: bool = Fal
 
 
 def render_markdown(explanation: Explanation) -> str:
-    from kdiag.render.markdown import render_finding  # the report's own finding blocks
+    from kdiag.render.finding import finding_markdown
 
     blocks = ["## kdiag explain", summary_line(explanation)]
-    blocks.extend(render_finding(f) for f in explanation.findings)
+    blocks.extend(finding_markdown(f) for f in explanation.findings)
     return "\n\n".join(blocks) + "\n"

@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from kdiag.render import Format
+from kdiag.render.formats import Format
+from kdiag.render.markup import inline_code
+from kdiag.render.safe import printable, printable_lines
 
 if TYPE_CHECKING:
     from kdiag.lab.runner import LiveScenario, VantageRun
@@ -50,15 +52,17 @@ def verdict(run: VantageRun) -> list[str]:
     """``as expected: exit 1, ADVERTISED_LOOPBACK``, or what differs, one line each."""
     if run.as_expected:
         return [f"as expected: {run.vantage.expect.summary()}"]
-    return [f"NOT as expected: got {run.found()}, expected {run.vantage.expect.summary()}",
-            *(f"  - {difference}" for difference in run.differences)]
+    return [f"NOT as expected: got {printable(run.found())}, expected {run.vantage.expect.summary()}",
+            *(f"  - {printable(difference)}" for difference in run.differences)]
 
 
 def render_run(run: VantageRun, fmt: Format) -> str:
+    """One vantage's report (the kdiag run's own output, which drew it safe already), what it wrote on
+    stderr (shown printable, line by line) and the verdict."""
     vantage = run.vantage
-    stderr = [line for line in run.stderr.splitlines() if line.strip()]
+    stderr = [line for line in printable_lines(run.stderr) if line.strip()]
     if fmt is Format.MARKDOWN:
-        parts = [f"## {vantage.name}: from {vantage.host}", "", f"`{run.command}`", "", vantage.why, "",
+        parts = [f"## {vantage.name}: from {vantage.host}", "", inline_code(run.command), "", vantage.why, "",
                  run.output.rstrip(), ""]
         parts += [f"> {line}" for line in stderr] + ([""] if stderr else [])
         parts += [f"**{line}**" if i == 0 else line for i, line in enumerate(verdict(run))] + ["", ""]

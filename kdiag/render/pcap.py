@@ -1,26 +1,57 @@
 """The view of ``kdiag pcap`` and of ``--capture``: a CaptureSummary as text, JSON or Markdown.
 
-``render_text`` prints a tcpdump-like timeline followed by the summary; ``render_markdown`` the
-same, ready to paste into a ticket. Pure: summary in, string out.
+The text is a tcpdump-like timeline, the summary, then the findings (drawn as every command draws
+them, ``kdiag.render.finding``); the Markdown the same, ready to paste into a ticket. Pure: summary
+in, string out. Every string a capture holds came off the wire: the TEXT and MARKDOWN views show the
+summary as ``kdiag.render.safe.displayable`` makes it (scrubbed, printable); JSON stays exact.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+from rich.console import Console
+from rich.text import Text
+
 from kdiag.capture.model import FAILED_HANDSHAKES, KAFKA, CapturedMetadata, CaptureSummary, TimelineEvent
-from kdiag.render import Format
+from kdiag.render.formats import Format, draw
+from kdiag.render.console import console_text, text_console
+from kdiag.render.finding import draw_finding, finding_markdown
+from kdiag.render.markup import fence, inline_code, table_cell
 from kdiag.report import Endpoint
 from probes.results import KafkaBroker
 
+NO_PROBLEMS = "No problems seen in the captured traffic."
 
-def render_capture(summary: CaptureSummary, fmt: Format) -> str:
-    """The summary as text (timeline, then summary), JSON (``kdiag.pcap/1``) or Markdown."""
-    if fmt is Format.JSON:
-        import json
 
-        from kdiag.capture.model import summary_to_dict
+def render_capture(summary: CaptureSummary, fmt: Format, *, width: int = 100, color: bool = False,
+                   scrub: Callable[[str], str] | None = None) -> str:
+    """The summary as text (timeline, summary, findings), JSON (``kdiag.pcap/1``) or Markdown."""
+    return draw(summary, fmt, as_json=_json, as_text=_text, as_markdown=capture_markdown,
+                width=width, color=color, scrub=scrub)
 
-        return json.dumps(summary_to_dict(summary), indent=2) + "\n"
-    return render_markdown(summary) if fmt is Format.MARKDOWN else render_text(summary)
+
+def _json(summary: CaptureSummary) -> str:
+    import json
+
+    from kdiag.capture.model import summary_to_dict
+
+    return json.dumps(summary_to_dict(summary), indent=2) + "\n"
+
+
+def _text(summary: CaptureSummary, width: int, color: bool) -> str:
+    console = text_console(width=width, color=color)
+    draw_capture(console, summary)
+    return console_text(console)
+
+
+def render_text(summary: CaptureSummary, *, width: int = 100, color: bool = False,
+                scrub: Callable[[str], str] | None = None) -> str:
+    return render_capture(summary, Format.TEXT, width=width, color=color, scrub=scrub)
+
+
+def render_markdown(summary: CaptureSummary, *, scrub: Callable[[str], str] | None = None) -> str:
+    return render_capture(summary, Format.MARKDOWN, scrub=scrub)
 
 
 
@@ -66,7 +97,8 @@ def _broker_line(summary: CaptureSummary, broker: KafkaBroker) -> str:
             + (f"  [{status}]" if status else ""))
 
 
-def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
+def render_summary(summary: CaptureSummary) -> str:
+    """The summary's lines (all but the findings)."""
     out: list[str] = [f"{summary.source}: {summary.packets} packets, {summary.tcp_packets} TCP, "
                       f"{sum(f.protocol == KAFKA for f in summary.flows)} Kafka connections, "
                       f"{len(summary.metadata)} Metadata responses decoded"]
@@ -111,34 +143,33 @@ def render_summary(summary: CaptureSummary, *, findings: bool = True) -> str:
     if summary.other_flows:
         out.append(f"\n{summary.other_flows} other TCP connection(s) not shown: not Kafka, and not to a port Kafka "
                    "was seen on or expected on.")
-    if findings:
-        out.extend(_findings_text(summary))
     if summary.warnings:
         out.append(f"\nDecode warnings ({len(summary.warnings)}):")
         out.extend(f"  packet {w.packet}: {w.message}" if w.packet else f"  {w.message}" for w in summary.warnings)
     return "\n".join(out)
 
 
-def _findings_text(summary: CaptureSummary) -> list[str]:
-    if not summary.findings:
-        return ["\nNo problems seen in the captured traffic."]
-    out = [f"\nFindings ({len(summary.findings)}):"]
-    for f in summary.findings:
-        out.append(f"  {f.severity.upper()} {f.id}: {f.title}")
-        out.append(f"    {f.explanation}")
-        if f.fix:
-            out.append("    Fix:")
-            out.extend(f"      {line}" for line in f.fix.splitlines())
-    return out
-
-
-def render_text(summary: CaptureSummary) -> str:
+def draw_capture(console: Console, summary: CaptureSummary) -> None:
+    """The timeline, the summary and the findings of a summary ``displayable`` made, on ``console``
+    (the pcap view's own, or the report's under "On the wire"). The lines are never wrapped: they are
+    read like tcpdump's, and addresses must stay whole."""
     timeline = render_timeline(summary)
-    return "\n".join(timeline + ([""] if timeline else []) + [render_summary(summary)]) + "\n"
+    lines = timeline + ([""] if timeline else []) + render_summary(summary).split("\n")
+    console.print(Text("\n".join(lines)), no_wrap=True, crop=False, overflow="ignore")
+    console.print()
+    if not summary.findings:
+        console.print(Text(NO_PROBLEMS))
+        console.print()
+        return
+    console.print(Text(f"Findings ({len(summary.findings)}):", style="bold"))
+    console.print()
+    for finding in summary.findings:
+        draw_finding(console, finding)
 
 
-def render_markdown(summary: CaptureSummary) -> str:
-    out = [f"## kdiag pcap: {summary.source}", "",
+def capture_markdown(summary: CaptureSummary) -> str:
+    """A summary ``displayable`` made, as Markdown."""
+    out = [f"## kdiag pcap: {inline_code(summary.source)}", "",
            f"{summary.packets} packets, {summary.tcp_packets} TCP, "
            f"{sum(f.protocol == KAFKA for f in summary.flows)} Kafka connections, "
            f"{len(summary.metadata)} Metadata responses decoded.", ""]
@@ -148,26 +179,24 @@ def render_markdown(summary: CaptureSummary) -> str:
         for view in summary.listeners:
             for broker in view.brokers:
                 status = summary.status_of(broker.host, broker.port)
-                out.append(f"| {view.port} | {', '.join(view.servers)} | {broker.node_id} | "
-                           f"`{Endpoint(broker.host, broker.port)}`{f' ({status})' if status else ''} | "
-                           f"{broker.rack or '-'} |")
+                out.append(f"| {view.port} | {table_cell(', '.join(view.servers))} | {broker.node_id} | "
+                           f"{table_cell(inline_code(str(Endpoint(broker.host, broker.port))))}"
+                           f"{f' ({status})' if status else ''} | {table_cell(broker.rack or '-')} |")
         out.append("")
     if summary.advertised_connections:
         out += ["### Connections to advertised addresses", "", "| client | server | node | advertised | handshake |",
                 "|---|---|---|---|---|"]
-        out += [f"| {ac.client} | {ac.server} | {','.join(map(str, ac.node_ids))} | `{ac.advertised}` | {ac.handshake} |"
+        out += [f"| {table_cell(ac.client)} | {table_cell(ac.server)} | {','.join(map(str, ac.node_ids))} | "
+                f"{table_cell(inline_code(ac.advertised))} | {ac.handshake} |"
                 for ac in summary.advertised_connections]
         out.append("")
     if summary.findings:
         out += ["### Findings", ""]
-        for f in summary.findings:
-            out += [f"**{f.severity.upper()} `{f.id}`**: {f.title}", "", f.explanation, ""]
-            if f.fix:
-                out += ["```", f.fix, "```", ""]
+        for finding in summary.findings:
+            out += [finding_markdown(finding, level=4), ""]
     else:
-        out += ["No problems seen in the captured traffic.", ""]
-    summary_text = render_summary(summary, findings=False)
-    out += ["### Summary", "", "```", summary_text, "```", ""]
+        out += [NO_PROBLEMS, ""]
+    out += ["### Summary", "", fence(render_summary(summary)), ""]
     if summary.timeline:
-        out += ["### Timeline", "", "```", *render_timeline(summary), "```", ""]
+        out += ["### Timeline", "", fence("\n".join(render_timeline(summary))), ""]
     return "\n".join(out)

@@ -1,12 +1,15 @@
 """The live view on a terminal while the stages run: a spinner per running stage, ✓/✗ when done.
 
 Only for a terminal (the CLI decides: stderr is a TTY and the format is text). The view is drawn on
-stderr and cleared when the run ends, so the report on stdout is all that stays.
+stderr and cleared when the run ends, so the report on stdout is all that stays. It draws through
+its own rich console, not ``Environment.write``, so it takes the run's scrubber: every stage is
+shown as ``kdiag.render.safe.displayable`` makes it (secrets scrubbed, outside text printable).
 """
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from types import TracebackType
 
 from rich.console import Console, Group, RenderableType
@@ -16,15 +19,17 @@ from rich.text import Text
 
 from kdiag.orchestrate import Progress
 from kdiag.render.common import stage_time, tone
-from kdiag.render.text import STAGE_SYMBOL, TONE_STYLE
+from kdiag.render.safe import displayable, printable
+from kdiag.render.console import STAGE_SYMBOL, TONE_STYLE
 from kdiag.report import Stage
 
 
 class LiveProgress:
     """``with LiveProgress(stderr_console) as progress: run_bootstrap(options, progress=progress)``."""
 
-    def __init__(self, console: Console, *, transient: bool = True) -> None:
+    def __init__(self, console: Console, *, transient: bool = True, scrub: Callable[[str], str] | None = None) -> None:
         self._console = console
+        self._scrub = scrub or (lambda text: text)
         self._lock = threading.Lock()
         self._order: list[str] = []
         self._done: dict[str, Stage] = {}
@@ -49,9 +54,9 @@ class LiveProgress:
                 self._order.append(name)
             if stage is None:
                 self._done.pop(name, None)
-                self._spinners[name] = Spinner("dots", text=Text(name), style="cyan")
+                self._spinners[name] = Spinner("dots", text=Text(printable(self._scrub(name))), style="cyan")
             else:
-                self._done[name] = stage
+                self._done[name] = displayable(stage, self._scrub)
         self._live.refresh()
 
     def __rich__(self) -> RenderableType:

@@ -2,42 +2,21 @@
 
 from __future__ import annotations
 
-import io
-
 from rich.console import Console
-from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
 from kdiag.render import common
-from kdiag.finding import Finding
+from kdiag.render.console import STAGE_SYMBOL, TONE_STYLE, console_text, text_console
+from kdiag.render.finding import draw_finding
 from kdiag.report import Report
-
-STAGE_SYMBOL = {"ok": "✓", "warn": "!", "fail": "✗", "skip": "–"}
-SEVERITY_SYMBOL = {"error": "✗", "warning": "!", "info": "i"}
-TONE_STYLE = {"good": "green", "doubt": "yellow", "bad": "red", "off": "dim"}
-SEVERITY_STYLE = {"error": "bold red", "warning": "bold yellow", "info": "bold blue"}
-INDENT = 2
 
 
 def render_text(report: Report, *, width: int = 100, color: bool = False) -> str:
+    """The report (as ``kdiag.render.safe.displayable`` leaves it) drawn at ``width`` columns."""
     console = text_console(width=width, color=color)
     draw_report(console, report)
     return console_text(console)
-
-
-def text_console(*, width: int = 100, color: bool = False) -> Console:
-    """A rich console of fixed width that draws into a string (read it back with :func:`console_text`)."""
-    return Console(
-        file=io.StringIO(), width=width, color_system="truecolor" if color else None,
-        force_terminal=color, record=False, highlight=False, emoji=False, markup=False,
-    )
-
-
-def console_text(console: Console) -> str:
-    """What a :func:`text_console` drew: trailing spaces cut, one newline at the end."""
-    text = console.file.getvalue()  # type: ignore[attr-defined]
-    return "\n".join(line.rstrip() for line in text.split("\n")).rstrip("\n") + "\n"
 
 
 def draw_report(console: Console, report: Report) -> None:
@@ -55,11 +34,10 @@ def draw_report(console: Console, report: Report) -> None:
         console.print(Text(coordinator[:1].upper() + coordinator[1:]))
         console.print()
     if report.capture is not None:
-        from kdiag.render.pcap import render_text as render_capture
+        from kdiag.render.pcap import draw_capture
 
         console.print(Text("On the wire (--capture)"))
-        console.print(Text(render_capture(report.capture).rstrip("\n")))
-        console.print()
+        draw_capture(console, report.capture)
     for finding in report.findings:
         draw_finding(console, finding)
     closing = common.closing_line(report)
@@ -102,30 +80,3 @@ def _broker_table(rows: list[common.BrokerRow]) -> Table:
         checks = [Text(word, style=TONE_STYLE[common.tone(word)]) for word in row.checks]
         table.add_row(row.node_id, row.advertised, row.rack, *checks)
     return table
-
-
-def draw_finding(console: Console, finding: Finding) -> None:
-    """One finding as a report shows it: heading, explanation, evidence, the fix to copy."""
-    style = SEVERITY_STYLE.get(finding.severity, "bold")
-    heading = Text()
-    heading.append(f"{SEVERITY_SYMBOL.get(finding.severity, '?')} {finding.severity.upper()} ", style=style)
-    heading.append(finding.id, style="bold")
-    console.print(heading)
-    body = Text()
-    body.append(finding.title, style="bold")
-    if finding.explanation:
-        body.append("\n\n" + finding.explanation)
-    console.print(Padding(body, (0, 0, 0, INDENT)))
-    evidence = common.evidence_lines(finding.evidence)
-    if evidence:
-        console.print()
-        console.print(Padding(Text("Evidence", style="bold"), (0, 0, 0, INDENT)))
-        lines = Text("\n").join(Text.assemble((f"{key}: ", "dim"), value) for key, value in evidence)
-        console.print(Padding(lines, (0, 0, 0, INDENT * 2)))
-    if finding.fix:
-        console.print()
-        console.print(Padding(Text("Fix", style="bold"), (0, 0, 0, INDENT)))
-        # Not wrapped and not boxed: the lines must survive copy and paste.
-        for line in finding.fix.rstrip("\n").split("\n"):
-            console.print(Text(" " * INDENT * 2 + line, style="cyan"), no_wrap=True, crop=False, overflow="ignore")
-    console.print()

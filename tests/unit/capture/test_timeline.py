@@ -172,7 +172,7 @@ def test_markdown_has_the_broker_table_and_the_findings(analyse):
     summary = analyse(bootstrap_session(9092, [Broker(1, "localhost", 9092)]).packets).summary
     markdown = render_markdown(summary)
     assert "| 9092 | 203.0.113.5:9092 | 1 | `localhost:9092` | - |" in markdown
-    assert "**ERROR `ADVERTISED_LOOPBACK`**" in markdown
+    assert "#### ❌ ADVERTISED_LOOPBACK — " in markdown  # the finding layout every command shares
     assert "No problems seen" not in markdown
 
 
