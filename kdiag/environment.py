@@ -3,9 +3,10 @@ declarations that several commands take (``--format``/``--json``, ``-X``, ``--co
 ``--output``, ``--debug``), declared once here.
 
 Everything a command prints goes through ``Environment.write``/``say``, which pass it through the
-run's secret scrubber (``scrub``, set once the client's secrets are known), so no command can print
-a password by forgetting to. Text that came from outside is made printable by ``kdiag.render.safe``
-before it reaches a line.
+run's secret scrubber (``scrub``, a ``kdiag.render.scrub.Scrubber`` set once the client's secrets
+are known), so no command can print a password by forgetting to. The views take the same scrubber
+(``render(..., scrub=env.scrub)``) to scrub before they escape or wrap anything, and text that came
+from outside is made printable by ``kdiag.render.safe`` before it reaches a line.
 """
 
 from __future__ import annotations
@@ -21,15 +22,12 @@ import typer
 
 from kdiag.exitstatus import UsageError
 from kdiag.render import Format
+from kdiag.render.scrub import NO_SECRETS, Scrubber
 
 if TYPE_CHECKING:
     from kdiag.clientconfig import ClientSettings
 
 PROG = "kdiag"
-
-
-def _no_scrub(text: str) -> str:
-    return text
 
 
 @dataclass
@@ -46,7 +44,7 @@ class Environment:
     stderr_isatty: bool = False
     color: bool = False
     width: int = 100
-    scrub: Callable[[str], str] = _no_scrub
+    scrub: Callable[[str], str] = NO_SECRETS
 
     @classmethod
     def from_process(cls) -> Environment:
@@ -124,7 +122,7 @@ def load_settings(env: Environment, x_options: Sequence[str], command_config: st
     from kdiag.clientconfig import load_client_settings
 
     settings = load_client_settings(x_options, command_config)
-    env.scrub = settings.scrub
+    env.scrub = Scrubber(settings.secrets)
     if settings.ignored:
         env.warn(f"--command-config: ignored Java-only settings librdkafka has no equivalent for:"
                  f" {', '.join(settings.ignored)}")

@@ -107,6 +107,11 @@ def bootstrap(
         "--pcap-out", metavar="FILE", show_default=False,
         help="With --capture: also write the packets to FILE (pcap, for Wireshark/tshark).",
     )] = None,
+    idle_check: Annotated[float | None, typer.Option(
+        "--idle-check", metavar="SECONDS", show_default=False,
+        help="At the end, hold the bootstrap connection idle this long, then ask again: shows a NAT or load "
+        "balancer that silently drops idle connections (give --timeout room for it).",
+    )] = None,
     vantage: Annotated[str | None, typer.Option(
         "--vantage", metavar="LABEL", envvar="KDIAG_VANTAGE", show_default=False, show_envvar=True,
         help="Where this report is made from, in your words (e.g. k8s/prod-eu/payments): the report's "
@@ -119,7 +124,7 @@ def bootstrap(
         connect_timeout=connect_timeout, topic=topic, roundtrip=not no_roundtrip,
         x_options=client_settings or (), command_config=command_config,
         metadata_version=metadata_version, output=output, capture=capture, iface=iface, pcap_out=pcap_out,
-        scan_listeners=not no_listener_scan, listener_ports=listener_ports, vantage=vantage,
+        scan_listeners=not no_listener_scan, listener_ports=listener_ports, vantage=vantage, idle_check=idle_check,
     )
 
 
@@ -142,6 +147,7 @@ def run_bootstrap_command(
     scan_listeners: bool = True,
     listener_ports: str | None = None,
     vantage: str | None = None,
+    idle_check: float | None = None,
 ) -> ExitStatus:
     """``kdiag bootstrap``: validate, run the stages, print the report; exit 1 if it has problems."""
     from kdiag.target import parse_bootstrap
@@ -160,6 +166,13 @@ def run_bootstrap_command(
         _check_writable(output)
     if (iface is not None or pcap_out is not None) and not capture:
         raise UsageError("--iface and --pcap-out go with --capture")
+    if idle_check is not None:
+        from kdiag.orchestrate import IDLE_ANSWER_TIMEOUT
+
+        if _seconds("--idle-check", idle_check) + IDLE_ANSWER_TIMEOUT >= timeout:
+            raise UsageError(f"--idle-check {idle_check:g} needs a --timeout of more than "
+                             f"{idle_check + IDLE_ANSWER_TIMEOUT:g} seconds: the run's budget covers the idle time "
+                             "and the answer after it")
     ports = None
     if listener_ports is not None:
         if not scan_listeners:
@@ -172,7 +185,7 @@ def run_bootstrap_command(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=topic,
         roundtrip=roundtrip, metadata_version=metadata_version, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, scan_listeners=scan_listeners,
-        listener_ports=ports, vantage_label=vantage or None,
+        listener_ports=ports, vantage_label=vantage or None, idle_check=idle_check,
     )
     if not capture:
         report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
@@ -208,14 +221,14 @@ def _run_with_progress(env: Environment, fmt: Format, run: Callable[[Progress | 
     from kdiag.render.progress import LiveProgress
 
     console = Console(file=env.stderr, color_system="truecolor" if env.color else None, force_terminal=True)
-    with LiveProgress(console) as progress:
+    with LiveProgress(console, scrub=env.scrub) as progress:
         return run(progress)
 
 
 def _emit_report(env: Environment, report: Report, fmt: Format, output: str | None) -> ExitStatus:
     from kdiag.render import render
 
-    env.write(render(report, fmt, width=env.width, color=env.color and fmt is Format.TEXT))
+    env.write(render(report, fmt, width=env.width, color=env.color and fmt is Format.TEXT, scrub=env.scrub))
     if output is not None:
         try:
             with open(output, "w", encoding="utf-8") as handle:

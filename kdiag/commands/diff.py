@@ -68,7 +68,7 @@ def run_diff_command(a_path: str, b_path: str, *, env: Environment, fmt: Format 
     if diff.same_cluster is False:
         env.warn(f"{a_path} and {b_path} are reports of different clusters ({diff.a.cluster_id} and "
                  f"{diff.b.cluster_id}); their differences may mean nothing")
-    env.write(render_diff(diff, fmt, width=env.width, color=env.color and fmt is Format.TEXT))
+    env.write(render_diff(diff, fmt, width=env.width, color=env.color and fmt is Format.TEXT, scrub=env.scrub))
     return ExitStatus.PROBLEMS if diff.differ else ExitStatus.OK
 
 
