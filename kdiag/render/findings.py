@@ -15,7 +15,8 @@ from kdiag.render import Format
 
 SCHEMA = "kdiag.findings/1"
 
-_COMMANDS = {"explain": "kdiag explain", "pcap": "kdiag pcap", "diff": "kdiag diff", "watch": "kdiag watch"}
+_COMMANDS = {"explain": "kdiag explain", "pcap": "kdiag pcap", "diff": "kdiag diff", "watch": "kdiag watch",
+             "idle-check": "kdiag bootstrap --idle-check"}
 
 
 def raised_by_text(entry: CatalogEntry) -> str:

@@ -45,6 +45,13 @@ def test_every_id_a_diagnosis_rule_raises_is_in_the_catalog_with_the_rules_title
         assert (ENTRIES[rule.id].title, ENTRIES[rule.id].severity) == (rule.title, rule.severity)
 
 
+def test_every_rule_id_has_its_meaning_where_it_is_raised_and_its_usual_fix_written_in_the_catalog():
+    from kdiag.catalog import _TEXTS
+
+    assert sorted(rule.id for rule in CATALOG if rule.id not in _TEXTS) == []
+    assert all(e.meaning and e.raised_by and e.fix for e in ENTRIES.values())
+
+
 def test_every_catalog_id_has_a_rule_or_a_pattern_that_raises_it():
     raisers = {rule.id for rule in CATALOG} | string_constants("kdiag/explain") | string_constants("kdiag/capture")
     assert sorted(set(ENTRIES) - raisers) == []
