@@ -76,8 +76,11 @@ class Environment:
         self.say(f"{PROG}: note: {message}")
 
     def say(self, line: str) -> None:
-        """One line on stderr, whatever line breaks ``line`` holds."""
-        self.stderr.write(self.scrub(" ".join(line.splitlines())) + "\n")
+        """One line on stderr, whatever line breaks ``line`` holds, scrubbed, and printable: a message
+        may quote what the user or a file gave (a ``--command-config`` key or value)."""
+        from kdiag.render.safe import printable
+
+        self.stderr.write(printable(self.scrub(" ".join(line.splitlines())), limit=None) + "\n")
         self.stderr.flush()
 
 

@@ -205,3 +205,16 @@ def test_the_live_progress_view_scrubs_and_escapes_what_it_draws() -> None:
     assert "ss-w0rd" not in drawn
     assert "auth failed with *** at evil\\x1b]0;pwned\\x07" in drawn
     assert "\x1b]0;" not in drawn and "\u202e" not in drawn
+
+
+def test_an_escape_in_a_command_config_key_is_shown_escaped_on_stderr(tmp_path: Path) -> None:
+    """``kdiag: warning: ... ignored Java-only settings: <key>`` quotes the file: one printable line."""
+    from kdiag.environment import load_settings
+
+    config = tmp_path / "client.properties"
+    config.write_text(f"sasl.mechanism=PLAIN\nfoo{ATTACK}.bar=1\n", encoding="utf-8")
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO())
+    load_settings(env, [], str(config))
+    err = env.stderr.getvalue()
+    assert_safe(err)
+    assert err.count("\n") == 1 and "foo\\x1b]0;pwned\\x07\\x1b[2J" in err
