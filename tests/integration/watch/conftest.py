@@ -106,7 +106,7 @@ def directory_reports(directory: Path) -> list[dict]:
 
 
 def topic_reports(bootstrap: str, topic: str, *, expect: int, timeout: float = 60.0) -> list[dict]:
-    """The reports on ``topic`` (read from the beginning until ``expect`` arrived or ``timeout``)."""
+    """The reports on ``topic`` (read from the beginning until ``expect`` distinct ones arrived or ``timeout``)."""
     from confluent_kafka import Consumer, TopicPartition
 
     consumer = Consumer({"bootstrap.servers": bootstrap, "group.id": "kdiag-watch-test", "enable.auto.commit": False,
@@ -116,12 +116,14 @@ def topic_reports(bootstrap: str, topic: str, *, expect: int, timeout: float = 6
         partitions = list(metadata.topics[topic].partitions)
         consumer.assign([TopicPartition(topic, p, 0) for p in partitions])
         values: list[dict] = []
+        ids: set[str] = set()
         deadline = time.monotonic() + timeout
-        while len(values) < expect and time.monotonic() < deadline:
+        while len(ids) < expect and time.monotonic() < deadline:  # at least once: count distinct reports
             message = consumer.poll(0.5)
             if message is None or message.error():
                 continue
             values.append(json.loads(message.value()))
+            ids.add(values[-1]["report_id"])
         return values
     finally:
         consumer.close()

@@ -4,6 +4,7 @@ every report reaches the topic once the broker is back (the spool replays what w
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import time
@@ -57,8 +58,14 @@ def test_twenty_broker_restarts_are_forty_transitions_and_lose_no_report(start_w
         assert len(re.findall(r"broken → healthy", after)) == RESTARTS
         written = directory_reports(reports_dir)
         assert [r["agent"]["sequence"] for r in written] == list(range(1, len(written) + 1))
-        on_topic = topic_reports(broker.bootstrap_servers, TOPIC, expect=len(written), timeout=120)
-        assert {r["report_id"] for r in on_topic} >= {r["report_id"] for r in written}
+        # A report made while the agent stopped may still wait in the spool (it goes out at the next start)
+        waiting = {json.loads(path.read_text())["report_id"] for path in spool_dir.glob("*.json")
+                   if path.name != "agent.json"}
+        on_topic = topic_reports(broker.bootstrap_servers, TOPIC, expect=len(written) - len(waiting), timeout=120)
+        delivered = {r["report_id"] for r in on_topic}
+        missing = [r["agent"]["sequence"] for r in written if r["report_id"] not in delivered | waiting]
+        assert missing == [], f"reports neither on the topic nor in the spool (of {len(written)})"
+        assert len(waiting) <= 2
         print(f"{RESTARTS} restarts, {len(written)} reports, {len(on_topic)} on the topic; broker restart "
               f"{min(restart_seconds):.1f}-{max(restart_seconds):.1f} s")
     finally:
