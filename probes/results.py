@@ -53,11 +53,17 @@ class TcpResult:
 
 @dataclass(frozen=True)
 class ForeignBytes:
-    """Bytes of another protocol seen where Kafka was expected."""
+    """Bytes of another protocol seen where Kafka was expected, and what they looked like: ``kind`` is a
+    stable identifier, ``description`` prose. The codec recognises them (``identify_foreign``); the probe
+    and the capture report them as they are."""
 
-    kind: str
+    kind: str  # tls_alert | tls_handshake | http | ssh | zookeeper | text | binary | silent
     description: str
-    preview: str
+    preview: str  # the first bytes, printable ASCII kept, the rest as \\xNN
+
+    @property
+    def is_tls(self) -> bool:
+        return self.kind in ("tls_alert", "tls_handshake")
 
 
 @dataclass(frozen=True)
@@ -103,6 +109,8 @@ class KafkaCheck:
     sasl_mechanisms: tuple[str, ...] | None = None
     error: str | None = None
     duration_ms: float = 0.0
+    brokers_omitted: int = 0  # advertised brokers beyond probes.limits.MAX_BROKERS: counted, not kept
+    topics_omitted: int = 0  # topics beyond MAX_TOPICS (or MAX_PARTITIONS): counted, not kept
 
     @property
     def ok(self) -> bool:
@@ -306,4 +314,18 @@ class Landing:
     cluster_id: str | None = None
     topic: str | None = None
     partition: int | None = None
+    error: str | None = None
+
+
+@dataclass(frozen=True)
+class IdleCheck:
+    """The bootstrap connection held idle for ``idle_s`` seconds, then asked for Metadata (``--idle-check``).
+
+    ``status``: ok (answered in ``answer_ms``) | timeout (no answer: the flow was dropped silently) |
+    closed (reset or closed by the peer or something in the path) | error.
+    """
+
+    status: str
+    idle_s: float
+    answer_ms: float = 0.0
     error: str | None = None

@@ -29,9 +29,9 @@ from typing import Protocol
 from kdiag.capture.model import KAFKA, NOT_KAFKA, TLS, UNKNOWN
 from kdiag.capture.reassembly import MASK, Direction, Observer, TcpConnection
 from kdiag.report import Endpoint
-from probes.codec import (SPECS, ApiVersionsRequest, FindCoordinatorRequest, FindCoordinatorResponse, ForeignProtocol,
-                          MalformedFrame, MetadataRequest, SaslHandshakeRequest, SaslHandshakeResponse, api_name,
-                          decode_request, decode_request_header, decode_response, foreign_or_garbage, identify_foreign)
+from probes.codec import (SPECS, ApiVersionsRequest, FindCoordinatorRequest, FindCoordinatorResponse, MalformedFrame,
+                          MetadataRequest, SaslHandshakeRequest, SaslHandshakeResponse, api_name, decode_request,
+                          decode_request_header, decode_response, foreign_or_garbage, identify_foreign)
 from probes.codec.messages import API_NAMES
 from probes.results import ForeignBytes
 
@@ -479,9 +479,9 @@ class Connection(TcpConnection):
                     self._consume(half, data[done:end], at_packet, at_time)
                     done = end
 
-    def _foreign(self, half: _Half, foreign: ForeignProtocol, number: int, timestamp: float) -> None:
+    def _foreign(self, half: _Half, foreign: ForeignBytes, number: int, timestamp: float) -> None:
         self.protocol = TLS if foreign.is_tls else NOT_KAFKA
-        self.foreign = ForeignBytes(foreign.kind, foreign.description, foreign.preview)
+        self.foreign = foreign
         self.foreign_from = "client" if half is self.c2s else "server"
         for each in (self.c2s, self.s2c):
             each.state = OFF

@@ -6,7 +6,7 @@ Requests become bytes, bytes become ``(correlation_id, response)``; nothing here
 from probes.codec.errors import KafkaError, kafka_error
 from probes.codec.framing import (
     MAX_FRAME_SIZE,
-    ForeignProtocol,
+    ForeignBytes,
     FrameBuffer,
     FrameTooLarge,
     KafkaClientProtocol,

@@ -16,29 +16,17 @@ from typing import Any
 from probes.codec.messages import api_name, spec_for
 from probes.codec.reader import MalformedFrame, Reader
 from probes.codec.writer import Writer
+from probes.results import ForeignBytes
 
 # kdiag's cap on one response. Kafka brokers cap requests at 100 MiB (socket.request.max.bytes); a
 # Metadata response of a very large cluster is a few MiB. Anything above this is not a sane frame.
 MAX_FRAME_SIZE = 64 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class ForeignProtocol:
-    """What non-Kafka bytes looked like: ``kind`` is a stable identifier, ``description`` prose."""
-
-    kind: str  # tls_alert | tls_handshake | http | ssh | zookeeper | text | binary
-    description: str
-    preview: str  # the first bytes, printable ASCII kept, the rest as \\xNN
-
-    @property
-    def is_tls(self) -> bool:
-        return self.kind in ("tls_alert", "tls_handshake")
-
-
 class NotKafka(MalformedFrame):
     """The peer answered with bytes of another protocol."""
 
-    def __init__(self, foreign: ForeignProtocol) -> None:
+    def __init__(self, foreign: ForeignBytes) -> None:
         super().__init__(f"not Kafka: {foreign.description}")
         self.foreign = foreign
 
@@ -63,7 +51,7 @@ _TLS_ALERT_DESCRIPTIONS = {0: "close_notify", 10: "unexpected_message", 20: "bad
                            112: "unrecognized_name", 116: "certificate_required"}
 
 
-def identify_foreign(data: bytes) -> ForeignProtocol | None:
+def identify_foreign(data: bytes) -> ForeignBytes | None:
     """Recognise the first bytes a peer sent as another protocol, or None if they may be Kafka.
 
     Called on the start of a stream (where Kafka would put a 4-byte size) or on a whole frame.
@@ -74,26 +62,26 @@ def identify_foreign(data: bytes) -> ForeignProtocol | None:
             detail = ""
             if len(data) >= 7:
                 detail = f", {_TLS_ALERT_DESCRIPTIONS.get(data[6], f'alert {data[6]}')}"
-            return ForeignProtocol("tls_alert", f"a TLS alert record (0x15 0x03{detail}): this port speaks TLS", preview)
-        return ForeignProtocol("tls_handshake", "a TLS handshake record (0x16 0x03): this port speaks TLS", preview)
+            return ForeignBytes("tls_alert", f"a TLS alert record (0x15 0x03{detail}): this port speaks TLS", preview)
+        return ForeignBytes("tls_handshake", "a TLS handshake record (0x16 0x03): this port speaks TLS", preview)
     if data.startswith((b"HTTP/1.", b"HTTP/2", b"HTTP/0.")):
         status = data.split(b"\r\n", 1)[0].decode("latin-1")[:60]
-        return ForeignProtocol("http", f"an HTTP response ({status!r})", preview)
+        return ForeignBytes("http", f"an HTTP response ({status!r})", preview)
     if data.startswith(b"SSH-"):
         banner = data.split(b"\r\n", 1)[0].decode("latin-1")[:60]
-        return ForeignProtocol("ssh", f"an SSH banner ({banner!r})", preview)
+        return ForeignBytes("ssh", f"an SSH banner ({banner!r})", preview)
     if len(data) in (40, 41) and data[:4] in (b"\x00\x00\x00\x24", b"\x00\x00\x00\x25") and data[4:8] == b"\0\0\0\0":
-        return ForeignProtocol("zookeeper", "a ZooKeeper ConnectResponse (protocol version 0, session id, password)",
+        return ForeignBytes("zookeeper", "a ZooKeeper ConnectResponse (protocol version 0, session id, password)",
                                preview)
     if data[:4] == b"imok" or data.startswith(b"This ZooKeeper instance"):
-        return ForeignProtocol("zookeeper", "a ZooKeeper four-letter-word reply", preview)
+        return ForeignBytes("zookeeper", "a ZooKeeper four-letter-word reply", preview)
     if data.startswith((b"-ERR", b"+OK", b"220 ", b"AMQP", b"* OK", b"RFB ", b"\x00\x00\x00\x00\x0aN")):
-        return ForeignProtocol("text", f"a text protocol greeting ({preview!r})", preview)
+        return ForeignBytes("text", f"a text protocol greeting ({preview!r})", preview)
     return None
 
 
-def foreign_or_garbage(data: bytes) -> ForeignProtocol:
-    return identify_foreign(data) or ForeignProtocol(
+def foreign_or_garbage(data: bytes) -> ForeignBytes:
+    return identify_foreign(data) or ForeignBytes(
         "text" if data[:8].isascii() and all(0x20 <= b < 0x7F or b in (9, 10, 13) for b in data[:8]) else "binary",
         f"bytes that do not frame as Kafka ({preview_bytes(data)!r})",
         preview_bytes(data),
@@ -210,6 +198,11 @@ class FrameBuffer:
         """The error the next ``feed`` raises: a bad frame that came after frames already returned."""
         return self._error
 
+    @property
+    def declared(self) -> int:
+        """The size the frame being assembled declared (0 while fewer than 4 bytes are buffered)."""
+        return max(struct.unpack_from(">i", self._buffer)[0], 0) if len(self._buffer) >= 4 else 0
+
     def feed(self, data: bytes) -> list[bytes]:
         if self._error is not None:
             error, self._error = self._error, None
@@ -265,6 +258,21 @@ class KafkaClientProtocol:
     @property
     def in_flight(self) -> int:
         return len(self._in_flight)
+
+    @property
+    def max_frame_size(self) -> int:
+        """The largest response frame accepted; the caller may lower it per request (an ApiVersions
+        answer is a few KB, a Metadata answer may be MBs)."""
+        return self._frames.max_frame_size
+
+    @max_frame_size.setter
+    def max_frame_size(self, size: int) -> None:
+        self._frames.max_frame_size = size
+
+    @property
+    def incoming_size(self) -> int:
+        """Bytes the response being received will hold once complete (its declared size), 0 if unknown."""
+        return self._frames.declared
 
     def send_request(self, request: Any) -> tuple[int, bytes]:
         correlation_id = self._next_id

@@ -67,7 +67,7 @@ def probed(report: Report) -> Iterator[Probed]:
 
 
 def is_tls(foreign: ForeignBytes | None) -> bool:
-    return foreign is not None and foreign.kind in ("tls_alert", "tls_handshake")
+    return foreign is not None and foreign.is_tls
 
 
 def frame_size(preview: str) -> int | None:
