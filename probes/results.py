@@ -109,8 +109,6 @@ class KafkaCheck:
     sasl_mechanisms: tuple[str, ...] | None = None
     error: str | None = None
     duration_ms: float = 0.0
-    brokers_omitted: int = 0  # advertised brokers beyond probes.limits.MAX_BROKERS: counted, not kept
-    topics_omitted: int = 0  # topics beyond MAX_TOPICS (or MAX_PARTITIONS): counted, not kept
 
     @property
     def ok(self) -> bool:
@@ -314,18 +312,4 @@ class Landing:
     cluster_id: str | None = None
     topic: str | None = None
     partition: int | None = None
-    error: str | None = None
-
-
-@dataclass(frozen=True)
-class IdleCheck:
-    """The bootstrap connection held idle for ``idle_s`` seconds, then asked for Metadata (``--idle-check``).
-
-    ``status``: ok (answered in ``answer_ms``) | timeout (no answer: the flow was dropped silently) |
-    closed (reset or closed by the peer or something in the path) | error.
-    """
-
-    status: str
-    idle_s: float
-    answer_ms: float = 0.0
     error: str | None = None
