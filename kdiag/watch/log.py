@@ -1,6 +1,7 @@
 """The agent's log on stderr: one line per event, as text or JSON (``--log-format``).
 
-Every line passes through the run's secret scrubber and is written whole under a lock (the loop,
+Every line passes through the run's secret scrubber (and, as text, ``kdiag.render.safe.printable``:
+a client library's error may carry escape sequences) and is written whole under a lock (the loop,
 the HTTP threads and the topic sink's sender all log). Probes are logged only on a *transition*
 (``transition``): the first probe's state, healthy → broken with the finding ids, broken → healthy,
 and a change in the findings.
@@ -14,6 +15,7 @@ import time
 from collections.abc import Callable
 from typing import IO
 
+from kdiag.render.safe import printable
 from kdiag.report import Report
 from kdiag.watch.metrics import probe_succeeded
 
@@ -33,9 +35,9 @@ class AgentLog:
         if self._fmt == "json":
             line = json.dumps({"time": stamp, "level": level, "event": event, "message": message, **fields},
                               ensure_ascii=False, default=str)
+            line = self._scrub(line)  # JSON escapes control characters itself
         else:
-            line = f"{stamp} kdiag watch: {level}: {message}"
-        line = self._scrub(line)
+            line = printable(self._scrub(f"{stamp} kdiag watch: {level}: {message}"), limit=None)
         with self._lock:
             try:
                 self._stream.write(line + "\n")

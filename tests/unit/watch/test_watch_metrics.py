@@ -92,3 +92,9 @@ def test_text_log_lines_are_scrubbed_and_single_line() -> None:
     log.warning("bad password hunter22\nsecond line")
     (line,) = stream.getvalue().splitlines()
     assert line.endswith("kdiag watch: warning: bad password *** second line")
+
+
+def test_text_log_lines_show_outside_text_printable() -> None:
+    stream = io.StringIO()
+    AgentLog(stream, fmt="text", scrub=lambda s: s).warning("broker said \x1b[31mred\x1b[0m")
+    assert "\x1b" not in stream.getvalue()
