@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Annotated
 
 import typer
@@ -135,24 +136,10 @@ def watch(
                              env=environment(ctx), exit_on_signal=True)
 
 
-class WatchArguments:
-    """The command line as given (strings, parsed by ``WatchConfig.parse``)."""
-
-    def __init__(self, **values: object) -> None:
-        self.__dict__.update(values)
-
-    def __getattr__(self, name: str) -> object:  # an option a caller left out takes its default
-        return _DEFAULTS[name]
-
-
-_DEFAULTS: dict[str, object] = {
-    "bootstrap": None, "interval": "30s", "timeout": "10s", "connect_timeout": None, "listen": DEFAULT_LISTEN,
-    "ready_when": "probed", "log_format": "text", "vantage": None, "topic": None, "no_roundtrip": False,
-    "client_settings": None, "command_config": None, "report_stdout": False, "report_dir": None,
-    "report_dir_max_bytes": "10MiB", "report_dir_max_files": "10", "report_dir_max_age": "5m",
-    "report_topic": None, "report_bootstrap": None, "spool_dir": None, "spool_max_bytes": "64MiB",
-    "spool_when_full": "drop-oldest",
-}
+class WatchArguments(SimpleNamespace):
+    """The command line as given: every parameter of ``watch`` but ``ctx`` and ``debug``, as strings
+    where a value is parsed (``parse_duration``, ``parse_size``, …), so the environment's values are
+    checked with the same one-line messages as the options'."""
 
 
 # --- parsing ----------------------------------------------------------------------------------------
