@@ -326,7 +326,8 @@ class _Run:
         endpoint, self.conn, kafka = chosen
         self.endpoint = endpoint
         cluster = kafka.cluster_id or "(no cluster id)"
-        summary = (f"cluster {cluster}, {len(kafka.brokers)} advertised broker(s), controller {kafka.controller_id}, "
+        summary = (f"cluster {cluster}, {len(kafka.brokers) + kafka.brokers_omitted:,} advertised broker(s), "
+                   f"controller {kafka.controller_id}, "
                    f"{len(kafka.topics)} topic(s) (Metadata v{kafka.metadata_version} via {endpoint})")
         self.record(Stage("metadata", "ok", elapsed_ms(started), summary, MetadataDetail(str(endpoint), kafka)))
         return kafka
@@ -371,6 +372,9 @@ class _Run:
         if status == "ok" and coordinator is not None and coordinator.reachable is False:
             status = "fail"
             summary += f"; the group coordinator {coordinator.host}:{coordinator.port} is unreachable"
+        if kafka.brokers_omitted:
+            summary += (f"; and {kafka.brokers_omitted:,} more advertised broker(s) not checked (kdiag checks and "
+                        f"lists the first {len(reports):,})")
         detail = AdvertisedDetail(len(reports), reachable, landings=landings.result())
         self.record(Stage("advertised", status, elapsed_ms(started), summary, detail))
         return cluster

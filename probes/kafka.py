@@ -7,13 +7,14 @@ longer: a peer that sends one byte a second, or a 2 GB frame length, ends in a b
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
 from probes import __version__
-from probes import tcp
+from probes import limits, tcp
 from probes.certificates import name_in_certificate
 from probes.codec import (
     SPECS,
@@ -21,6 +22,7 @@ from probes.codec import (
     ApiVersionsResponse,
     FindCoordinatorRequest,
     FindCoordinatorResponse,
+    MAX_FRAME_SIZE,
     FrameTooLarge,
     KafkaClientProtocol,
     ListOffsetsRequest,
@@ -63,6 +65,42 @@ class ConnectionClosed(KafkaProbeError):
     """The peer closed the connection before answering."""
 
 
+class _Budget:
+    """Bytes the run's connections may buffer at once, shared by every thread (``limits.IN_FLIGHT_BUDGET``)."""
+
+    def __init__(self, total: int) -> None:
+        self.total = total
+        self._used = 0
+        self._lock = threading.Lock()
+
+    def reserve(self, size: int) -> bool:
+        with self._lock:
+            if self._used + size > self.total:
+                return False
+            self._used += size
+            return True
+
+    def release(self, size: int) -> None:
+        with self._lock:
+            self._used = max(0, self._used - size)
+
+    def available(self) -> int:
+        with self._lock:
+            return self.total - self._used
+
+
+IN_FLIGHT = _Budget(limits.IN_FLIGHT_BUDGET)
+
+
+def _too_large(what: str, size: int, maximum: int, preview: str, received: int, *, budget: bool = False
+               ) -> KafkaProbeError:
+    cap = (f"the {maximum}-byte room left of kdiag's {limits.IN_FLIGHT_BUDGET}-byte budget for responses in flight"
+           if budget else f"the {maximum}-byte cap kdiag sets for an answer to {what}")
+    foreign = ForeignBytes("too_large", f"an answer to {what} declared {size} bytes, above {cap}", preview)
+    return KafkaProbeError("error", f"{what}: a response of {size} bytes declared, above {cap}; refused unread",
+                           foreign=foreign, received=received)
+
+
 class TlsRefused(ConnectionClosed):
     """The peer ended the TLS connection with an alert before answering (``alert``: its name)."""
 
@@ -94,9 +132,17 @@ class KafkaConnection:
         self.close()
 
     def request(self, request: Any, *, timeout: float) -> Any:
-        """Send ``request`` and wait for its response, at most ``timeout`` seconds in all."""
+        """Send ``request`` and wait for its response, at most ``timeout`` seconds in all.
+
+        The response may be at most ``limits.max_response_size`` for this request, and what is being
+        received counts against the run's ``IN_FLIGHT_BUDGET``: a larger one is refused at its size
+        prefix, before it is buffered."""
         deadline = time.monotonic() + timeout
+        what = type(request).__name__.removesuffix("Request")
+        self.protocol.max_frame_size = limits.max_response_size(request.API_KEY)
         correlation_id, data = self.protocol.send_request(request)
+        received_before = self.received
+        reserved = 0
         try:
             self.sock.settimeout(max(timeout, 0.001))
             self.sock.sendall(data)
@@ -109,9 +155,13 @@ class KafkaConnection:
                     self.sock.settimeout(left)
                     chunk = self.sock.recv(65536)
                     if not chunk:
+                        got = self.received - received_before
+                        closed = ForeignBytes("closed", f"the peer closed the connection after {got} bytes of its "
+                                              f"answer to {what}" + (f" (and {received_before} bytes before it)"
+                                                                     if received_before else ""), "")
                         raise ConnectionClosed("error", f"the peer closed the connection after {self.received} "
                                                f"bytes without answering {type(request).__name__[:-7]}",
-                                               received=self.received)
+                                               received=self.received, foreign=closed)
                 first = self.received == 0
                 self.received += len(chunk)
                 try:
@@ -123,18 +173,31 @@ class KafkaConnection:
                                           f"the port answered with {exc.foreign.description}", foreign=exc.foreign,
                                           received=self.received) from None
                 except FrameTooLarge as exc:
+                    if exc.size <= MAX_FRAME_SIZE:  # Kafka-sized, but not for this request: refused, and said so
+                        raise _too_large(what, exc.size, exc.maximum, exc.preview, self.received) from None
                     garbage = foreign_or_garbage(chunk if first else b"")
                     foreign = ForeignBytes(garbage.kind, str(exc), exc.preview)
                     raise KafkaProbeError("not_kafka", str(exc), foreign=foreign, received=self.received) from None
                 except MalformedFrame as exc:
                     foreign = ForeignBytes("binary", f"a frame that does not decode as Kafka: {exc}", "")
                     raise KafkaProbeError("not_kafka", str(exc), foreign=foreign, received=self.received) from None
+                incoming = self.protocol.incoming_size
+                if incoming > reserved:
+                    if not IN_FLIGHT.reserve(incoming - reserved):
+                        raise _too_large(what, incoming, IN_FLIGHT.available() + reserved, "", self.received,
+                                         budget=True)
+                    reserved = incoming
                 chunk = None
         except socket.timeout:
-            what = type(request).__name__.removesuffix("Request")
-            if self.received:
-                raise KafkaProbeError("error", f"{what}: only {self.received} bytes arrived within {timeout:g}s "
-                                      "(a very slow or stalled peer)", received=self.received) from None
+            got = self.received - received_before
+            if got:
+                stalled = ForeignBytes("stalled", f"{got} bytes of the answer to {what} arrived, then nothing more "
+                                       f"within {timeout:g}s" + (f" (a frame of {self.protocol.incoming_size} bytes "
+                                                                 "was declared)" if self.protocol.incoming_size else ""),
+                                       "")
+                raise KafkaProbeError("error", f"{what}: only {got} bytes arrived within {timeout:g}s "
+                                      "(a very slow or stalled peer)", received=self.received,
+                                      foreign=stalled) from None
             if self.protocol.in_flight == 1 and isinstance(request, ApiVersionsRequest):
                 # Nothing at all came back to the first request a Kafka broker answers in
                 # milliseconds: evidence of another protocol waiting for input of its own.
@@ -142,17 +205,24 @@ class KafkaConnection:
                                       "connection but sent nothing back (a server of another protocol waiting for "
                                       "input of its own, e.g. HTTP, or a hung broker)", "")
                 raise KafkaProbeError("not_kafka", f"no answer to {what} within {timeout:.3g}s", foreign=silent)
+            stalled = ForeignBytes("stalled", f"no answer to {what} within {timeout:g}s after "
+                                   f"{received_before} bytes of earlier answers", "")
             raise KafkaProbeError("error", f"no answer to {what} within {timeout:.3g}s "
-                                  "(the broker accepted the connection but stalled)") from None
+                                  "(the broker accepted the connection but stalled)", received=self.received,
+                                  foreign=stalled) from None
         except TlsAlertReceived as exc:
-            what = type(request).__name__.removesuffix("Request")
             raise TlsRefused(f"the server ended the TLS connection with the alert {exc.alert} instead of answering "
                              f"{what}", alert=exc.alert, received=self.received) from None
         except OSError as exc:
             if isinstance(exc, KafkaProbeError):
                 raise
+            closed = ForeignBytes("closed", f"the connection failed while waiting for {what}: "
+                                  f"{exc.strerror or exc}", "")
             raise ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
-                                   received=self.received) from None
+                                   received=self.received, foreign=closed) from None
+        finally:
+            if reserved:
+                IN_FLIGHT.release(reserved)
 
     # --- the conversations ----------------------------------------------------------------------
 
@@ -245,7 +315,8 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
                                   error="the listener answered ApiVersions, then closed the connection on Metadata: "
                                         "it requires SASL authentication first",
                                   duration_ms=elapsed_ms(started)), None
-        return KafkaCheck("error", api_version, error=str(exc), duration_ms=elapsed_ms(started)), None
+        return KafkaCheck("error", api_version, foreign=exc.foreign, error=str(exc),
+                          duration_ms=elapsed_ms(started)), None
     except KafkaProbeError as exc:
         return failed_check(exc, api_version, started), None
     return metadata_check(response, api_version, elapsed_ms(started)), response
@@ -257,20 +328,30 @@ def failed_check(exc: KafkaProbeError, api_version: int | None, started: float) 
 
 
 def metadata_check(response: MetadataResponse, api_version: int | None, duration_ms: float) -> KafkaCheck:
-    brokers = tuple(KafkaBroker(b.node_id, b.host, b.port, b.rack) for b in response.brokers)
-    topics = tuple(
-        TopicInfo(
-            name=t.name or "",
+    """The facts of a Metadata answer, bounded (``probes.limits``): at most MAX_BROKERS brokers, MAX_TOPICS
+    topics and MAX_PARTITIONS partitions kept (the rest counted), every name cut at its legal length."""
+    clip = limits.clip
+    brokers = tuple(KafkaBroker(b.node_id, clip(b.host, limits.MAX_HOST), b.port, clip(b.rack, limits.MAX_RACK))
+                    for b in response.brokers[:limits.MAX_BROKERS])
+    kept, partitions_left = [], limits.MAX_PARTITIONS
+    for t in sorted(response.topics, key=lambda t: t.name or "")[:limits.MAX_TOPICS]:
+        if partitions_left <= 0:
+            break
+        chosen = sorted(t.partitions, key=lambda p: p.partition_index)[:partitions_left]
+        partitions_left -= len(chosen)
+        kept.append(TopicInfo(
+            name=clip(t.name or "", limits.MAX_TOPIC),
             partitions=tuple(PartitionInfo(p.partition_index, p.leader_id, p.replica_nodes, p.isr_nodes, p.error.name)
-                             for p in sorted(t.partitions, key=lambda p: p.partition_index)),
+                             for p in chosen),
             is_internal=t.is_internal,
             error=t.error.name,
-        )
-        for t in sorted(response.topics, key=lambda t: t.name or "")
-    )
+        ))
     error = None if response.error.ok else f"Metadata answered {response.error}"
-    return KafkaCheck("ok" if response.error.ok else "error", api_version, response.version, response.cluster_id,
-                      response.controller_id, brokers, topics, error=error, duration_ms=duration_ms)
+    return KafkaCheck("ok" if response.error.ok else "error", api_version, response.version,
+                      clip(response.cluster_id, limits.MAX_CLUSTER_ID), response.controller_id, brokers, tuple(kept),
+                      error=error, duration_ms=duration_ms,
+                      brokers_omitted=len(response.brokers) - len(brokers),
+                      topics_omitted=len(response.topics) - len(kept))
 
 
 def _sasl_mechanisms(reconnect, timeout: float) -> tuple[str, ...] | None:

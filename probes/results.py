@@ -109,6 +109,8 @@ class KafkaCheck:
     sasl_mechanisms: tuple[str, ...] | None = None
     error: str | None = None
     duration_ms: float = 0.0
+    brokers_omitted: int = 0  # advertised brokers beyond probes.limits.MAX_BROKERS: counted, not kept
+    topics_omitted: int = 0  # topics beyond MAX_TOPICS (or MAX_PARTITIONS): counted, not kept
 
     @property
     def ok(self) -> bool:

@@ -1,4 +1,7 @@
-"""A tiny scripted Kafka peer for unit tests of the odd protocol corners (the real broker is used elsewhere).
+"""A tiny scripted Kafka peer for unit tests of the odd protocol corners (the real broker is used elsewhere),
+and the hostile-peer fixture: a peer that declares a 63 MiB answer (``send_huge``), trickles bytes
+(``send_slowly``), sends a length and then nothing, answers with the wrong correlation id, a negative
+array length or invalid UTF-8 (``answer`` with a hand-made ``frame``), or closes after ApiVersions.
 
     with FakeBroker(
         [respond(API_VERSIONS, answer_api_versions()), expect_request(METADATA), close()],
@@ -218,7 +221,41 @@ class Close:
         return False
 
 
-Step = ExpectRequest | Respond | Send | SendSlowly | Sleep | Close
+@dataclass(frozen=True)
+class SendHuge:
+    """A response frame declaring ``size`` bytes for the request just read, then filler for as long as
+    the client reads (at most ``size``): a 63 MiB ApiVersions answer without holding 63 MiB here."""
+
+    size: int
+
+    def run(self, peer: _Peer) -> bool:
+        header, _body = peer.read_request("waiting for the request to answer hugely")
+        if not peer.send(struct.pack(">ii", self.size, header.correlation_id)):
+            return False
+        filler, sent = b"\0" * 65536, 4
+        while sent < self.size and not peer.stopping:
+            if not peer.send(filler[: self.size - sent]):
+                return False
+            sent += len(filler)
+        return True
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Read one request of ``api_key`` and answer it with ``make(header)``: whole frame bytes, so a
+    hostile answer may get the size, the correlation id or anything else wrong on purpose."""
+
+    api_key: int
+    make: Callable[[RequestHeader], bytes]
+
+    def run(self, peer: _Peer) -> bool:
+        header, _body = peer.read_request(f"waiting for api key {self.api_key}")
+        if header.api_key != self.api_key:
+            raise AssertionError(f"expected api key {self.api_key}, got {header.api_key} v{header.api_version}")
+        return peer.send(self.make(header))
+
+
+Step = ExpectRequest | Respond | Send | SendSlowly | Sleep | Close | SendHuge | Answer
 
 
 def expect_request(api_key: int) -> Step:
@@ -248,12 +285,33 @@ def close() -> Step:
     return Close()
 
 
+def send_huge(size: int) -> Step:
+    """Read a request; answer with a frame declaring ``size`` bytes, streamed while the client reads."""
+    return SendHuge(size)
+
+
+def answer(api_key: int, make: Callable[[RequestHeader], bytes]) -> Step:
+    """Read a request of ``api_key``; send ``make(header)`` as it is (a whole frame, size included)."""
+    return Answer(api_key, make)
+
+
+def frame(correlation_id: int, body: bytes) -> bytes:
+    """A response frame with a header v0: size, ``correlation_id``, ``body``."""
+    return struct.pack(">ii", len(body) + 4, correlation_id) + body
+
+
 # --- the broker ---------------------------------------------------------------------------------
 
 
 class FakeBroker:
-    def __init__(self, *scripts: Sequence[Step]) -> None:
+    """``default``: the script of every connection beyond ``scripts`` (else such a connection is a
+    failure); ``strict=False``: failures are kept in ``failures`` but not raised (a hostile-peer test
+    cares about kdiag's answer, not about which requests it chose to send)."""
+
+    def __init__(self, *scripts: Sequence[Step], default: Sequence[Step] | None = None, strict: bool = True) -> None:
         self.scripts = [tuple(script) for script in scripts]
+        self.default = tuple(default) if default is not None else None
+        self.strict = strict
         self.requests: list[tuple[int, RequestHeader]] = []
         self.failures: list[str] = []
         self._stop = threading.Event()
@@ -278,7 +336,7 @@ class FakeBroker:
 
     def __exit__(self, exc_type, exc, tb) -> None:
         self.stop()
-        if exc_type is None and self.failures:
+        if exc_type is None and self.failures and self.strict:
             raise AssertionError("fake broker: " + "; ".join(self.failures))
 
     def stop(self) -> None:
@@ -313,12 +371,13 @@ class FakeBroker:
             thread.start()
 
     def _serve(self, peer: _Peer) -> None:
-        if peer.index >= len(self.scripts):
+        if peer.index >= len(self.scripts) and self.default is None:
             self._fail(peer.index, f"no script for connection {peer.index} ({len(self.scripts)} written)")
             peer.close()
             return
+        script = self.scripts[peer.index] if peer.index < len(self.scripts) else self.default
         try:
-            for step in self.scripts[peer.index]:
+            for step in script:
                 if not step.run(peer):
                     break
             else:

@@ -198,6 +198,11 @@ class FrameBuffer:
         """The error the next ``feed`` raises: a bad frame that came after frames already returned."""
         return self._error
 
+    @property
+    def declared(self) -> int:
+        """The size the frame being assembled declared (0 while fewer than 4 bytes are buffered)."""
+        return max(struct.unpack_from(">i", self._buffer)[0], 0) if len(self._buffer) >= 4 else 0
+
     def feed(self, data: bytes) -> list[bytes]:
         if self._error is not None:
             error, self._error = self._error, None
@@ -253,6 +258,21 @@ class KafkaClientProtocol:
     @property
     def in_flight(self) -> int:
         return len(self._in_flight)
+
+    @property
+    def max_frame_size(self) -> int:
+        """The largest response frame accepted; the caller may lower it per request (an ApiVersions
+        answer is a few KB, a Metadata answer may be MBs)."""
+        return self._frames.max_frame_size
+
+    @max_frame_size.setter
+    def max_frame_size(self, size: int) -> None:
+        self._frames.max_frame_size = size
+
+    @property
+    def incoming_size(self) -> int:
+        """Bytes the response being received will hold once complete (its declared size), 0 if unknown."""
+        return self._frames.declared
 
     def send_request(self, request: Any) -> tuple[int, bytes]:
         correlation_id = self._next_id

@@ -140,7 +140,9 @@ class Reader:
         length = self.uvarint() - 1 if flexible else self.int32()
         if length > self.remaining:
             raise MalformedFrame(f"array claims {length} elements, {self.remaining} bytes left", offset=self._pos)
-        return max(length, -1)
+        if length < -1:  # -1 is null; any other negative length is no array at all
+            raise MalformedFrame(f"array claims a negative length {length}", offset=self._pos)
+        return length
 
     def array(self, item: Callable[[], T], flexible: bool) -> list[T]:
         length = self.array_length(flexible)
