@@ -32,12 +32,12 @@ from kdiag.report import (
     TlsDetail,
     Vantage,
 )
-from probes import advertised, balancer, dns, host, listeners, tcp
+from probes import advertised, balancer, dns, host, idle, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
                           start_tls)
-from probes.results import DnsResult, KafkaCheck, Landing, ListenerScan, SaslResult, TcpResult
+from probes.results import DnsResult, IdleCheck, KafkaCheck, Landing, ListenerScan, SaslResult, TcpResult
 from probes.sasl import SaslConfigError
 from probes.tls import describe
 from probes.tls_settings import TlsConfigError
@@ -64,6 +64,11 @@ class BootstrapOptions:
     scan_listeners: bool = True  # try the bootstrap host's other ports when the advertised brokers fail
     listener_ports: tuple[int, ...] | None = None  # the ports to try; None: listeners.candidate_ports
     vantage_label: str | None = None  # --vantage: where the report was made, in the user's words
+    idle_check: float | None = None  # --idle-check: hold the bootstrap connection idle this long at the end
+
+
+IDLE_ANSWER_TIMEOUT = 3.0
+"""Seconds the request after --idle-check's idle time may take (a live flow answers in milliseconds)."""
 
 
 def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None) -> Report:
@@ -145,7 +150,17 @@ class _Run:
                       "until its own timeout")
         else:
             self.stage_roundtrip(cluster)
-        return replace(report, stages=tuple(self.stages), cluster=cluster, other_listeners=other_listeners)
+        idle = self.hold_idle() if options.idle_check else None
+        return replace(report, stages=tuple(self.stages), cluster=cluster, other_listeners=other_listeners,
+                       idle=idle)
+
+    def hold_idle(self) -> IdleCheck | None:
+        """--idle-check: the bootstrap connection held idle, then asked again (what is left of the budget)."""
+        if self.conn is None:
+            return None
+        answer = min(IDLE_ANSWER_TIMEOUT, self.deadline.remaining())
+        seconds = min(self.options.idle_check or 0.0, max(0.0, self.deadline.remaining() - answer))
+        return idle.hold_idle(self.conn, seconds=seconds, answer_timeout=max(answer, 0.001))
 
     def stage_named(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)

@@ -30,6 +30,7 @@ from kdiag.jsonform import ReportFormatError, from_json, loads, to_json
 from probes.results import (
     DnsResult,
     IdentityCheck,
+    IdleCheck,
     KafkaCheck,
     Landing,
     ListenerScan,
@@ -225,6 +226,7 @@ class Report:
     client: Mapping[str, Any] = field(default_factory=dict)  # redacted client settings in use
     capture: CaptureSummary | None = None  # bootstrap --capture: the wire's view
     other_listeners: ListenerScan | None = None  # the bootstrap host's other ports, when a failure asked for them
+    idle: IdleCheck | None = None  # --idle-check: the bootstrap connection held idle, then asked again
 
     def stage(self, name: str) -> Stage | None:
         return next((s for s in self.stages if s.name == name), None)

@@ -315,3 +315,17 @@ class Landing:
     topic: str | None = None
     partition: int | None = None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class IdleCheck:
+    """The bootstrap connection held idle for ``idle_s`` seconds, then asked for Metadata (``--idle-check``).
+
+    ``status``: ok (answered in ``answer_ms``) | timeout (no answer: the flow was dropped silently) |
+    closed (reset or closed by the peer or something in the path) | error.
+    """
+
+    status: str
+    idle_s: float
+    answer_ms: float = 0.0
+    error: str | None = None

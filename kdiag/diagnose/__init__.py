@@ -10,13 +10,14 @@ from __future__ import annotations
 
 from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
 from kdiag.diagnose.rule import Rule
-from kdiag.diagnose.rules import (addressing, advertised, bootstrap, ingress, listeners, loadbalancer, peers, protocol,
-                                  sasl, tls, topics)
+from kdiag.diagnose.rules import (addressing, advertised, bootstrap, idle, ingress, listeners, loadbalancer, peers,
+                                  protocol, sasl, tls, topics)
 from kdiag.finding import Finding, by_severity
 from kdiag.report import Report
 
 CATALOG: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + peers.RULES + tls.RULES + sasl.RULES + advertised.RULES + topics.RULES
-                             + listeners.RULES + addressing.RULES + loadbalancer.RULES + ingress.RULES)
+                             + listeners.RULES + addressing.RULES + loadbalancer.RULES + ingress.RULES
+                             + idle.RULES)
 
 _BY_ID = {rule.id: rule for rule in CATALOG}
 if len(_BY_ID) != len(CATALOG):

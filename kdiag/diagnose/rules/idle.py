@@ -1,0 +1,62 @@
+"""Rules for what happens to a connection left idle (``kdiag bootstrap --idle-check SECONDS``).
+
+A NAT gateway, a cloud load balancer or a stateful firewall forgets a TCP flow after some idle time
+and then drops its packets without a word. Kafka clients keep connections open for minutes between
+requests (a consumer group's coordinator, a producer to a quiet topic), so the next request after a
+pause hangs until ``request.timeout.ms`` and the connection is torn down: librdkafka `GroupCoordinator:
+...: 1 request(s) timed out: disconnect (after 240000ms in state UP)`.
+"""
+
+from __future__ import annotations
+
+from kdiag.diagnose.facts import bootstrap_used, hostport
+from kdiag.diagnose.rule import Rule, finding
+from kdiag.finding import Finding
+from kdiag.report import Report
+
+
+def _idle_dropped(report: Report) -> Finding | None:
+    check = report.idle
+    if check is None or check.status == "ok":
+        return None
+    used = bootstrap_used(report)
+    where = hostport(used.host, used.port) if used else "the bootstrap address"
+    idle_ms = int(check.idle_s * 1000)
+    if check.status == "timeout":
+        what = (f"the request after it got no answer within {check.answer_ms / 1000:.1f} s: something in the path "
+                "forgot the connection and now drops its packets silently")
+        title = f"A connection to {where} left idle for {check.idle_s:g} s was silently dropped"
+    elif check.status == "closed":
+        what = "the request after it found the connection closed or reset"
+        title = f"A connection to {where} left idle for {check.idle_s:g} s was closed"
+    else:
+        what = f"the request after it failed ({check.error})"
+        title = f"A connection to {where} left idle for {check.idle_s:g} s failed"
+    explanation = (f"kdiag kept its connection to {where} idle for {check.idle_s:g} s, then sent a Metadata request: "
+                   f"{what}. The connection lasted {check.idle_s:g} s of silence; a flow that is still known answers in "
+                   "milliseconds. Clients keep connections idle for minutes (a consumer's coordinator, a producer to "
+                   "a quiet topic), so their next request hangs until request.timeout.ms and they reconnect: "
+                   f"librdkafka `1 request(s) timed out: disconnect (after {idle_ms}ms in state UP)`, Java "
+                   "`Disconnecting from node ... due to request timeout`. Typical idle limits: Azure's load "
+                   "balancer 4 min, Event Hubs 10 min, an AWS NAT gateway 350 s.")
+    limit = 180000 if idle_ms >= 240000 else max(1000, idle_ms // 2)  # 3 min under Azure's 4, else half
+    fix = ("Make the clients close or use connections before the path forgets them, below the limit you measure "
+           "(rerun with longer --idle-check values to find it):\n"
+           f"  connections.max.idle.ms={limit}    # librdkafka and Java "
+           "clients: close idle connections first\n"
+           "  socket.keepalive.enable=true        # librdkafka: TCP keepalives (the OS interval must be shorter "
+           "than the limit: net.ipv4.tcp_keepalive_time)\n"
+           "  metadata.max.age.ms=180000          # a request on the connection every 3 minutes\n"
+           "Or raise the limit in the path: the load balancer's idle timeout (Azure: up to 30 min, with TCP reset "
+           "on idle so clients learn at once), the NAT's TCP established timeout "
+           "(net.netfilter.nf_conntrack_tcp_timeout_established on a Linux router).\n"
+           f"Check:  kdiag bootstrap {where} --idle-check {check.idle_s:g} --timeout {check.idle_s + 10:g}")
+    evidence = {"bootstrap": where, "idle_s": check.idle_s, "status": check.status, "answer_ms": check.answer_ms,
+                "error": check.error}
+    return finding("IDLE_CONNECTION_DROPPED", "error", title, explanation, evidence, fix)
+
+
+RULES = (
+    Rule("IDLE_CONNECTION_DROPPED", "A connection left idle is dropped by something in the path", "error",
+         _idle_dropped),
+)
