@@ -26,9 +26,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kdiag.exitstatus import UsageError
+from kdiag.render.scrub import REDACTED, Scrubber
 from probes.keystore import KeystoreError, pem_origin, truststore_pem
 
-REDACTED = "***"
 
 # librdkafka's global and topic properties that take a string value (CONFIGURATION.md, v2.x);
 # the callback and pointer properties (dr_cb, opaque, …) cannot be given as text and are left out.
@@ -101,9 +101,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
 # Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
 _SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
 _SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
-# Values shorter than this are not scrubbed out of free text: replacing every "abc" in a report
-# would wreck it while protecting next to nothing.
-_MIN_SCRUB_LENGTH = 4
 
 
 def is_secret(key: str) -> bool:
@@ -149,20 +146,18 @@ class ClientSettings:
         values.update(secret for secret in self.withheld if secret)
         return tuple(sorted(values, key=len, reverse=True))
 
+    @property
+    def scrubber(self) -> Scrubber:
+        """The scrubber for these secrets (values shorter than 4 characters are not masked in free text)."""
+        return Scrubber(self.secrets)
+
     def scrub(self, text: str) -> str:
         """``text`` with every secret value (and its JSON-escaped form) replaced by ``***``.
 
         The last line of defence for output: errors from a client library, logs and reports go
         through it before they are written anywhere.
         """
-        for secret in self.secrets:
-            if len(secret) < _MIN_SCRUB_LENGTH:
-                continue
-            text = text.replace(secret, REDACTED)
-            escaped = _json_escaped(secret)
-            if escaped != secret:
-                text = text.replace(escaped, REDACTED)
-        return text
+        return self.scrubber(text)
 
     def merged(self, other: ClientSettings) -> ClientSettings:
         """These settings overridden by ``other``'s (the later source wins)."""
@@ -528,12 +523,6 @@ def _parse_jaas(text: str) -> tuple[str, dict[str, str]] | None:
 def _shown_value(key: str, value: str) -> str:
     origin = pem_origin(value) if key == "ssl.ca.pem" else None
     return f"<the certificates of {origin}>" if origin else value
-
-
-def _json_escaped(text: str) -> str:
-    import json
-
-    return json.dumps(text, ensure_ascii=False)[1:-1]
 
 
 def _quote(text: str) -> str:

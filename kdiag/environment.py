@@ -22,7 +22,7 @@ import typer
 
 from kdiag.exitstatus import UsageError
 from kdiag.render import Format
-from kdiag.render.scrub import NO_SECRETS, Scrubber
+from kdiag.render.scrub import NO_SECRETS
 
 if TYPE_CHECKING:
     from kdiag.clientconfig import ClientSettings
@@ -125,7 +125,7 @@ def load_settings(env: Environment, x_options: Sequence[str], command_config: st
     from kdiag.clientconfig import load_client_settings
 
     settings = load_client_settings(x_options, command_config)
-    env.scrub = Scrubber(settings.secrets)
+    env.scrub = settings.scrubber
     if settings.ignored:
         env.warn(f"--command-config: ignored Java-only settings librdkafka has no equivalent for:"
                  f" {', '.join(settings.ignored)}")

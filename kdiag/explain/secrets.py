@@ -13,7 +13,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from kdiag.clientconfig import REDACTED, is_secret
+from kdiag.clientconfig import is_secret
+from kdiag.render.scrub import REDACTED, Scrubber
 
 MAX_SECRETS = 4096
 """Distinct secret values remembered. A real paste holds a handful; a hostile one could hold millions,
@@ -46,7 +47,7 @@ _NOT_SECRET = frozenset({"[hidden]", "null", "***", "none", '""', "''"})
 class Secrets:
     values: set[str] = field(default_factory=set)
     saturated: bool = False  # a secret was met after MAX_SECRETS were remembered
-    _pattern: re.Pattern[str] | None = field(default=None, repr=False)
+    _scrubber: Scrubber | None = field(default=None, repr=False)
 
     def learn(self, line: str) -> None:
         if not _hinted(line):
@@ -65,7 +66,7 @@ class Secrets:
             self.saturated = True
             return
         self.values.add(value)
-        self._pattern = None
+        self._scrubber = None
 
     def scrub(self, line: str) -> str:
         """A log line with its secret pairs masked and every secret seen so far replaced."""
@@ -79,12 +80,15 @@ class Secrets:
     def replace_known(self, text: str) -> str:
         """``text`` with every secret value learned from the log replaced (for text kdiag wrote itself,
         whose ``sasl.password=<password>`` placeholders must stay)."""
-        if not self.values:
-            return text
-        if self._pattern is None:  # one pass over the text, longest value first, however many there are
-            alternatives = sorted(self.values, key=len, reverse=True)
-            self._pattern = re.compile("|".join(map(re.escape, alternatives)))
-        return self._pattern.sub(REDACTED, text)
+        return self.scrubber(text)
+
+    @property
+    def scrubber(self) -> Scrubber:
+        """The one scrubber (``kdiag.render.scrub``) for the secrets learned so far: one pass over the
+        text, longest value first, however many there are; rebuilt when a new one is learned."""
+        if self._scrubber is None:
+            self._scrubber = Scrubber(tuple(self.values), min_length=MIN_SECRET_LENGTH)
+        return self._scrubber
 
 
 def _hinted(line: str) -> bool:
