@@ -130,8 +130,8 @@ def registrar(patterns: list[Pattern]) -> Callable[..., Callable[[Handler], Hand
 
 # --- shared pieces of the regexes ----------------------------------------------------------------
 
-_HOST = r"(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9_][A-Za-z0-9_.%-]*)"
-_HOSTPORT = rf"{_HOST}:\d{{1,5}}"
+HOST = r"(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9_][A-Za-z0-9_.%-]*)"
+HOSTPORT = rf"{HOST}:\d{{1,5}}"
 
 _DNS_WORDS = (("No address associated", "no_answer"), ("not known", "nxdomain"), ("no such host", "nxdomain"),
               ("No such host", "nxdomain"), ("ENOTFOUND", "nxdomain"), ("NXDOMAIN", "nxdomain"),
@@ -178,7 +178,7 @@ def _int(text: str | None) -> int | None:
         return None
 
 
-def _mechanisms(text: str) -> tuple[str, ...]:
+def parse_mechanisms(text: str) -> tuple[str, ...]:
     return tuple(m for m in re.split(r"[\s,\[\]]+", text.strip()) if m)
 
 
@@ -215,7 +215,7 @@ CONTEXT_LINES = 40
 """How far below a Java connection line its exception lines may come and still be about it."""
 
 
-def _size_sighting(sighting: Sighting, size: int) -> Sighting:
+def size_sighting(sighting: Sighting, size: int) -> Sighting:
     """What a bogus "response size" says about the bytes the port sent first."""
     raw = (size & 0xFFFFFFFF).to_bytes(4, "big")
     if raw[0] in (0x15, 0x16) and raw[1] == 0x03:
@@ -225,7 +225,7 @@ def _size_sighting(sighting: Sighting, size: int) -> Sighting:
     return replace(sighting, detail=f"response size {size}" + (f": {speaks}" if speaks else ""))
 
 
-def _with_connection(scan: ScanState, sighting: Sighting) -> Sighting:
+def with_connection(scan: ScanState, sighting: Sighting) -> Sighting:
     """A host-less Java exception line takes the endpoint of the connection line just above it."""
     connection = scan.java
     if sighting.host is not None or connection is None or scan.line - connection.line > CONTEXT_LINES:
@@ -234,7 +234,7 @@ def _with_connection(scan: ScanState, sighting: Sighting) -> Sighting:
                    node_id=connection.node_id, role=role_of(connection.node_id))
 
 
-def _bootstrap_list(text: str) -> Iterator[Fact]:
+def bootstrap_facts(text: str) -> Iterator[Fact]:
     for element in text.split(","):
         host, port = split_endpoint(element.strip())
         if host and not host.startswith("-"):

@@ -12,7 +12,7 @@ from kdiag.diagnose.rule import finding
 from kdiag.explain.builders import Context, Subject, _who, client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.implied import broker, rule_fix
 from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_MECHANISM, SASL_NEEDED, Item,
-                                     Pattern, ScanState, Sighting, _mechanisms, _with_connection, registrar)
+                                     Pattern, ScanState, Sighting, parse_mechanisms, registrar, with_connection)
 from kdiag.finding import Finding
 
 PATTERNS: list[Pattern] = []
@@ -23,7 +23,7 @@ pattern = registrar(PATTERNS)
          "javax.net.ssl.SSLException: Unrecognized SSL message, plaintext connection?")
 def _broker_unrecognized_ssl(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     # The side that expects TLS got plaintext: a broker's TLS listener, in a broker log (most often).
-    yield _with_connection(scan, Sighting(PLAINTEXT_ON_TLS, JAVA, detail="Unrecognized SSL message"))
+    yield with_connection(scan, Sighting(PLAINTEXT_ON_TLS, JAVA, detail="Unrecognized SSL message"))
 
 
 @pattern("broker.unexpected_request", JAVA, "during SASL handshake",
@@ -41,7 +41,7 @@ def _broker_unexpected_request(m: re.Match[str], scan: ScanState) -> Iterator[It
          "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are []")
 def _broker_unexpected_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").rstrip(",").upper(),
-                   mechanisms=_mechanisms(m.group("enabled")))
+                   mechanisms=parse_mechanisms(m.group("enabled")))
 
 
 @pattern("broker.nonroutable", JAVA, "nonroutable meta-address",

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import ANY, Fact, Item, Pattern, ScanState, _bootstrap_list, registrar
+from kdiag.explain.sightings import ANY, Fact, Item, Pattern, ScanState, bootstrap_facts, registrar
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -17,7 +17,7 @@ pattern = registrar(PATTERNS)
          "\tbootstrap.servers = [ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092]")
 def _config_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """The client's configuration: a Java ``ProducerConfig values:`` dump, a properties file, a Python dict."""
-    yield from _bootstrap_list(m.group("list"))
+    yield from bootstrap_facts(m.group("list"))
 
 
 @pattern("cli.broker_list", ANY, "--broker-list", r"--broker-list[ =](?P<list>\S+)",
@@ -47,7 +47,7 @@ def _cli_kafkacat(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 def _command_line(m: re.Match[str]) -> Iterator[Fact]:
-    yield from _bootstrap_list(m.group("list").strip("'\""))
+    yield from bootstrap_facts(m.group("list").strip("'\""))
     topic = re.search(r"(?:--topic|\s-t)[ =]?\s*([A-Za-z0-9._-]+)", m.string)
     if topic is not None:
         yield Fact("topic", name=topic.group(1))

@@ -9,9 +9,9 @@ from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
-                                     GO, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_ON_PLAINTEXT,
-                                     TOPIC_MISSING, UNKNOWN, _HOST, _HOSTPORT, Fact, Item, Pattern, ScanState, Sighting,
-                                     _bootstrap_list, dns_status, registrar, role_of, split_endpoint, tcp_status)
+                                     GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED,
+                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -36,7 +36,7 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("go.lookup", GO, "lookup ",
-         rf"lookup (?P<host>{_HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
+         rf"lookup (?P<host>{HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
          r"Temporary failure in name resolution)",
          "[WARN] unable to open connection to broker; addr: ip-172-31-18-160.us-west-2.compute.internal:53395, "
          "broker: 1, err: dial tcp: lookup ip-172-31-18-160.us-west-2.compute.internal on 127.0.0.1:53: no such host")
@@ -48,7 +48,7 @@ def _go_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    detail=m.group(0))
 
 
-@pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{_HOSTPORT})",
+@pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{HOSTPORT})",
          "[sarama] 2026/11/21 17:27:08 client/brokers registered new broker #1 at "
          "ip-172-31-18-160.us-west-2.compute.internal:53395")
 def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -82,7 +82,7 @@ def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # Go's TLS handshake runs on the first write: a listener that closes on the ClientHello makes Sarama's
 # first request fail with EOF, which a plain TCP write never returns.
 @pattern("go.sarama_send_eof", GO, "Failed to send ",
-         rf"Failed to send (?P<request>\w+Request)(?: V\d+)? to (?P<hp>{_HOSTPORT}): EOF\s*$",
+         rf"Failed to send (?P<request>\w+Request)(?: V\d+)? to (?P<hp>{HOSTPORT}): EOF\s*$",
          "[sarama] 2026/11/21 17:27:08 Failed to send ApiVersionsRequest V3 to 127.0.0.1:50033: EOF")
 def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
@@ -92,7 +92,7 @@ def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # A TLS listener answers plaintext with a 7-byte TLS alert (0x15 0x03 0x03 ...) and closes: one byte short
 # of the 8-byte response header Sarama reads, hence "unexpected EOF" (a plain close gives "EOF").
 @pattern("go.sarama_header_eof", GO, "header from ",
-         rf"Failed to read (?P<response>\w+Response)(?: V\d+)? header from (?P<hp>{_HOSTPORT}): unexpected EOF",
+         rf"Failed to read (?P<response>\w+Response)(?: V\d+)? header from (?P<hp>{HOSTPORT}): unexpected EOF",
          "[sarama] 2026/11/21 17:27:08 Failed to read ApiVersionsResponse V3 header from 127.0.0.1:38533: "
          "unexpected EOF")
 def _go_sarama_header_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -130,7 +130,7 @@ def _go_franz_sasl_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",
-         rf"Completed ApiVersionsRequest(?: V\d+)? to (?P<hp>{_HOSTPORT})",
+         rf"Completed ApiVersionsRequest(?: V\d+)? to (?P<hp>{HOSTPORT})",
          "[sarama] 2026/11/21 17:27:08 Completed ApiVersionsRequest V3 to 127.0.0.1:40341. Broker supports 77 APIs")
 def _go_sarama_api_versions(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     scan.go_answered = (scan.line, m.group("hp"))  # the next lines may say the broker hung up after this
@@ -182,7 +182,7 @@ def _go_franz_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("cli.brokers", ANY, "-brokers", r"(?:^|\s)--?brokers[ =](?P<list>\S+)",
          "$ ./produce -lib sarama -brokers 127.0.0.1:53395 -topic t")
 def _cli_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield from _bootstrap_list(m.group("list").strip("'\""))
+    yield from bootstrap_facts(m.group("list").strip("'\""))
     topic = re.search(r"\s--?topic[ =]([A-Za-z0-9._-]+)", m.string)
     if topic is not None:
         yield Fact("topic", name=topic.group(1))
@@ -194,7 +194,7 @@ SARAMA_EOF_LINES = 6
 # franz-go: broker: seed_0 | broker: 1; Sarama: got error from broker -1 while ..., producer/broker/1 ...
 _GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=|from broker |producer/broker/)(?P<id>seed_\d+|-?\d+)"
                         r"(?![\w.:])")
-_GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{_HOSTPORT})")
+_GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTPORT})")
 
 
 def _go_broker(line: str) -> tuple[str | None, int | None, str]:

@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     CONTEXT_LINES, EXPIRED_BATCH, JAVA, NOT_IN_METADATA, NOT_KAFKA, NO_LEADER, NO_NODE,
-                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_FAILED,
-                                     TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, _HOST, _HOSTPORT, Fact,
-                                     Item, JavaConnection, Pattern, ScanState, Sighting, _mechanisms, _size_sighting,
-                                     _with_connection, client_certificate_symptom, dns_status, registrar, role_of,
-                                     split_endpoint)
+                                     CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, NOT_IN_METADATA, NOT_KAFKA,
+                                     NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
+                                     JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
+                                     dns_status, parse_mechanisms, registrar, role_of, size_sighting, split_endpoint,
+                                     with_connection)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -76,7 +76,7 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
 
 
 @pattern("java.error_connecting", JAVA, "Error connecting to node",
-         rf"Error connecting to node (?P<hp>{_HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\)",
+         rf"Error connecting to node (?P<hp>{HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\)",
          "[2026-11-21 14:27:00,444] WARN [Producer clientId=console-producer] Error connecting to node "
          "ip-172-31-18-160.us-west-2.compute.internal:9092 (id: 1 rack: null) (org.apache.kafka.clients.NetworkClient)")
 def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -86,7 +86,7 @@ def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact(BOOTSTRAP if node_id < 0 else "broker", host, port, node_id if node_id >= 0 else None)
 
 
-@pattern("java.unknown_host", JAVA, "UnknownHostException", rf"UnknownHostException: (?P<host>{_HOST})(?::\s*(?P<why>.*))?",
+@pattern("java.unknown_host", JAVA, "UnknownHostException", rf"UnknownHostException: (?P<host>{HOST})(?::\s*(?P<why>.*))?",
          "java.net.UnknownHostException: ip-172-31-18-160.us-west-2.compute.internal: Name or service not known")
 def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host = m.group("host")
@@ -98,7 +98,7 @@ def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("java.bootstrap_unresolvable", JAVA, "from bootstrap.servers as DNS resolution failed",
-         rf"Couldn't resolve server (?P<hp>{_HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
+         rf"Couldn't resolve server (?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
          "[2026-11-21 14:25:30,159] WARN Couldn't resolve server kafka-broker.invalid:9092 from bootstrap.servers "
          "as DNS resolution failed for kafka-broker.invalid (org.apache.kafka.clients.ClientUtils)")
 def _java_bootstrap_unresolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -117,7 +117,7 @@ def _java_no_resolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("java.bootstrap_disconnected", JAVA, "Bootstrap broker",
-         rf"Bootstrap broker (?P<hp>{_HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\) disconnected",
+         rf"Bootstrap broker (?P<hp>{HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\) disconnected",
          "[2026-11-21 14:30:41,075] WARN [Producer clientId=console-producer] Bootstrap broker 127.0.0.1:9092 "
          "(id: -1 rack: null) disconnected (org.apache.kafka.clients.NetworkClient)")
 def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -207,7 +207,7 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 1213486160 larger than "
          "104857600)")
 def _java_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _size_sighting(Sighting(NOT_KAFKA, JAVA), int(m.group("size")))
+    yield size_sighting(Sighting(NOT_KAFKA, JAVA), int(m.group("size")))
 
 
 @pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",
@@ -223,7 +223,7 @@ def _java_node_assignment(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "to invalid credentials with SASL mechanism SCRAM-SHA-256")
 def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     mech = re.search(r"with SASL mechanism (\S+)", m.group("why"))
-    yield _with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
+    yield with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
                                           detail=m.group("why")))
 
 
@@ -234,10 +234,10 @@ def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Ite
 def _java_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = _JAVA_NODE.search(m.string)
     sighting = Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").upper(),
-                        mechanisms=_mechanisms(m.group("enabled")))
+                        mechanisms=parse_mechanisms(m.group("enabled")))
     if connection is not None:
         scan.java_connection(connection)
-    yield _with_connection(scan, sighting)
+    yield with_connection(scan, sighting)
 
 
 @pattern("java.subject_alternative_name", JAVA, "No subject alternative",
@@ -246,7 +246,7 @@ def _java_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Caused by: java.security.cert.CertificateException: No subject alternative DNS name matching localhost found.")
 def _java_san(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     name = (m.group("dns") or m.group("ip") or "").rstrip(".") or None
-    sighting = _with_connection(scan, Sighting(CERT_NAME, JAVA, detail=m.group(0)))
+    sighting = with_connection(scan, Sighting(CERT_NAME, JAVA, detail=m.group(0)))
     yield replace(sighting, host=name or sighting.host)
 
 
@@ -255,7 +255,7 @@ def _java_san(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to "
          "requested target")
 def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+    yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
 
 
 @pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
@@ -264,7 +264,7 @@ def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
 def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = m.group("alert")
-    yield _with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert))
+    yield with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert))
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""

@@ -7,9 +7,9 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
-                                     KAFKAJS, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT, UNKNOWN, _HOST, Item,
-                                     Pattern, ScanState, Sighting, dns_status, registrar, split_endpoint, tcp_status)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, HOST,
+                                     KAFKAJS, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern,
+                                     ScanState, Sighting, dns_status, registrar, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -22,7 +22,7 @@ pattern = registrar(PATTERNS)
 # metadata named.
 
 
-@pattern("kafkajs.getaddrinfo", KAFKAJS, "getaddrinfo", rf"getaddrinfo (?P<code>ENOTFOUND|EAI_AGAIN) (?P<host>{_HOST})",
+@pattern("kafkajs.getaddrinfo", KAFKAJS, "getaddrinfo", rf"getaddrinfo (?P<code>ENOTFOUND|EAI_AGAIN) (?P<host>{HOST})",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.664Z","logger":"kafkajs","message":"[Connection] '
          'Connection error: getaddrinfo ENOTFOUND ip-172-31-18-160.us-west-2.compute.internal","broker":'
          '"ip-172-31-18-160.us-west-2.compute.internal:53395","clientId":"app","stack":"Error: getaddrinfo ENOTFOUND '
@@ -36,7 +36,7 @@ def _kafkajs_getaddrinfo(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("kafkajs.connect", KAFKAJS, "connect E",
-         rf"connect (?P<code>ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) (?P<addr>{_HOST}|[0-9a-fA-F:]+):"
+         rf"connect (?P<code>ECONNREFUSED|ETIMEDOUT|EHOSTUNREACH|ENETUNREACH) (?P<addr>{HOST}|[0-9a-fA-F:]+):"
          r"(?P<port>\d{1,5})",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.535Z","logger":"kafkajs","message":"[BrokerPool] Failed '
          'to connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED '

@@ -10,18 +10,18 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, HOST,
+                                     HOSTPORT, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
-                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, _HOST,
-                                     _HOSTPORT, Fact, Item, Pattern, ScanState, Sighting, _mechanisms, _size_sighting,
-                                     client_certificate_symptom, dns_status, registrar, split_endpoint, tcp_status)
+                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
+                                     Pattern, ScanState, Sighting, client_certificate_symptom, dns_status,
+                                     parse_mechanisms, registrar, size_sighting, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
 
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
-_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{_HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
+_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
 _AFTER = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
 
@@ -71,7 +71,7 @@ def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.connect", LIBRDKAFKA, "Connect to ipv",
-         rf"Connect to ipv[46]#(?P<addr>{_HOST}):(?P<port>\d{{1,5}}) failed: (?P<why>[^(]*)",
+         rf"Connect to ipv[46]#(?P<addr>{HOST}):(?P<port>\d{{1,5}}) failed: (?P<why>[^(]*)",
          "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
          "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)")
 def _rd_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -182,7 +182,7 @@ def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Unsupported SASL mechanism: broker's supported mechanisms: PLAIN (after 301ms in state AUTH_HANDSHAKE)")
 def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(SASL_MECHANISM, mechanism=m.group("mech").upper(),
-                                           mechanisms=_mechanisms(m.group("enabled")), detail=m.group("why"))
+                                           mechanisms=parse_mechanisms(m.group("enabled")), detail=m.group("why"))
 
 
 @pattern("librdkafka.sasl_authentication", LIBRDKAFKA, "SASL authentication error",
@@ -209,7 +209,7 @@ def _rd_authentication_failure(m: re.Match[str], scan: ScanState) -> Iterator[It
          "Receive failed: Invalid response size 1213486160 (0..100000000): increase receive.message.max.bytes "
          "(after 3ms in state APIVERSION_QUERY)")
 def _rd_invalid_size(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")))
+    yield size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")))
 
 
 @pattern("librdkafka.message_timeout", LIBRDKAFKA, "Message timed out", r"Local: Message timed out|_MSG_TIMED_OUT",
@@ -256,7 +256,7 @@ def _rd_leader(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("kcat.metadata_header", LIBRDKAFKA, "Metadata for",
-         rf"Metadata for (?:all topics|[^(]*)\(from broker (?P<id>-?\d+): (?:[a-z_]+://)?(?P<hp>{_HOSTPORT})/"
+         rf"Metadata for (?:all topics|[^(]*)\(from broker (?P<id>-?\d+): (?:[a-z_]+://)?(?P<hp>{HOSTPORT})/"
          r"(?P<name>bootstrap|-?\d+)\)",
          "Metadata for all topics (from broker -1: ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092/bootstrap):")
 def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -267,14 +267,14 @@ def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{_HOSTPORT})\b",
+@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
          "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")
 def _kcat_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{_HOSTPORT}) NodeId (?P<id>-?\d+)",
+@pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
          "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
          "kafka-1.internal:9092 NodeId 1")
 def _rd_metadata_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
