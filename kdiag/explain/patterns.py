@@ -1,17 +1,19 @@
-"""The client error lines kdiag recognises, and what each one says.
+"""The client error lines kdiag recognises, all families together, and the ``Scanner`` that runs them.
 
-One declaration per pattern: the client family it comes from, a literal ``needle`` that every
-matching line contains (checked first, so the regex runs only on lines that can match), the
-precompiled regex, and a handler that turns the match into ``Sighting``s (a failure the line
-reports) and ``Fact``s (a bootstrap address or an advertised broker the line reveals).
+Each client family declares its patterns in its own module (``kdiag.explain.clients``): the client
+family a line comes from, a literal ``needle`` that every matching line contains (checked first, so the
+regex runs only on lines that can match), the precompiled regex, and a handler that turns the match into
+``Sighting``s (a failure the line reports) and ``Fact``s (a bootstrap address or an advertised broker the
+line reveals); ``kdiag.explain.sightings`` says what those are. ``PATTERNS`` here is every family's, in a
+fixed order, which is also the order one line's sightings come out in.
 
 The strings are the real ones: captured from kcat, confluent-kafka, the Java console producer, kafkajs,
 Sarama and franz-go against real brokers (tests/fixtures/client_logs). The few that no lab situation
 produces (Go's "first record does not look like a TLS handshake", x509 expiry, Node's altnames error,
 kafka-python) come from the clients' sources and the reference (landscape §2), and say so.
 
-``Scanner`` keeps the little state a Java log needs: the connection a stack trace belongs to
-(``Connection to node -1 (localhost/127.0.0.1:9093) failed authentication`` followed by ``Caused
+``Scanner`` keeps the little state a Java log needs (``ScanState``): the connection a stack trace belongs
+to (``Connection to node -1 (localhost/127.0.0.1:9093) failed authentication`` followed by ``Caused
 by: ... No subject alternative DNS name matching localhost found.``) and an ``OutOfMemoryError``
 waiting for the ``NetworkReceive.readFrom`` frame that makes it a TLS listener read as plaintext.
 """
