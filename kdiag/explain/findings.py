@@ -28,7 +28,7 @@ from dataclasses import replace
 from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, SINGLE_LABEL, UNSPECIFIED,
                                   classify_host, normalise_host)
-from kdiag.explain.builders import (Context, Subject, _advertised_loopback, _advertised_unreachable,
+from kdiag.explain.builders import (Context, Subject, _address_family_split, _advertised_loopback, _advertised_unreachable,
                                     _advertised_unresolvable, _bootstrap_connect, _bootstrap_unresolvable,
                                     _from_metadata, _no_leader, _not_kafka, _sasl_auth_failed, _sasl_mechanism,
                                     _sasl_required, _tls_cert_untrusted, _tls_client_cert_rejected,
@@ -49,7 +49,7 @@ _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEO
                  "ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE",
                  "TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH", "SASL_REQUIRED",
                  "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA", "TLS_CLIENT_CERT_REQUIRED",
-                 "TLS_CLIENT_CERT_REJECTED")
+                 "TLS_CLIENT_CERT_REJECTED", "ADVERTISED_ADDRESS_FAMILY_SPLIT")
 _SYMPTOM_ID = {
     CLIENT_CERT_MISSING: "TLS_CLIENT_CERT_REQUIRED", CLIENT_CERT_REFUSED: "TLS_CLIENT_CERT_REJECTED",
     PLAINTEXT_ON_TLS: "TLS_EXPECTED", TLS_ON_PLAINTEXT: "TLS_UNEXPECTED", CERT_UNTRUSTED: "TLS_CERT_UNTRUSTED",
@@ -199,6 +199,8 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     if first.symptom == RESOLVE:
         return "BOOTSTRAP_UNRESOLVABLE" if role == BOOTSTRAP else "ADVERTISED_UNRESOLVABLE"
     if first.symptom == CONNECT:
+        if _ipv6_only_refused(group, kind):
+            return "ADVERTISED_ADDRESS_FAMILY_SPLIT"
         if role == BOOTSTRAP:
             return _TCP_ID.get(first.status or "", "BOOTSTRAP_REFUSED")
         line = group.examples[0][0] if group.examples else 0
@@ -207,7 +209,17 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     return _SYMPTOM_ID[first.symptom]
 
 
+def _ipv6_only_refused(group: Group, kind: str | None) -> bool:
+    """A loopback name (localhost) whose refused connects are all to IPv6 addresses: its IPv4 address answers,
+    so the broker listens on IPv4 only (librdkafka logs each address it tries as ipv4# or ipv6#)."""
+    first = group.first
+    return (first.status == "refused" and kind == LOOPBACK and first.host is not None
+            and not classify_host(first.host).is_ip and bool(group.addresses)
+            and all(":" in address for address in group.addresses))
+
+
 BUILDERS = {
+    "ADVERTISED_ADDRESS_FAMILY_SPLIT": _address_family_split,
     "BOOTSTRAP_UNRESOLVABLE": _bootstrap_unresolvable,
     "BOOTSTRAP_REFUSED": _bootstrap_connect,
     "BOOTSTRAP_TIMEOUT": _bootstrap_connect,

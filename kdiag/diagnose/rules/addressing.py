@@ -83,7 +83,6 @@ def _family_split(report: Report) -> Finding | None:
     what = (f"only on {join_words(good_families)}" if by_family else "on some of its addresses only")
     where = join_words(dict.fromkeys(hostport(s.host, s.port) for s in found))
     title = f"{where} accepts connections {what}: clients alternating addresses fail part of the time"
-    rd_family = "v4" if good_families == ["IPv4"] else "v6"
     explanation = (" ".join(_sentence(s) for s in found)
                    + " A check that stops at the first address that works says all is well, and so do kcat -L and "
                    "a first connect. But clients use every address: librdkafka takes the next one on each "
@@ -93,26 +92,7 @@ def _family_split(report: Report) -> Finding | None:
                    "connects, then `1/1 brokers are down`, and a Java client with client.dns.lookup=use_all_dns_ips "
                    "spends a connect on the dead address each time it reconnects. Requests fail or stall "
                    "intermittently, which looks like a flaky network.")
-    protocol = listener_protocol(report)
-    port = first.port
-    if by_family:
-        cause = (f"The listener is bound to {join_words(good_families)} only (listeners={protocol}://127.0.0.1:{port} "
-                 f"or {protocol}://0.0.0.0:{port}) while {first.host} also resolves to "
-                 f"{join_words(bad_families)}.")
-    else:
-        cause = f"Some addresses {first.host} resolves to do not lead to a listening broker (a stale DNS record?)."
-    fixes = [cause, "On the broker, either listen on every family (an empty host binds them all) or advertise the "
-             "address that works:",
-             property_lines(None, [("listeners", f"{protocol}://:{port}")],
-                            comment="bind IPv4 and IPv6 (keep your other listeners in the list)"),
-             property_lines(None, [("advertised.listeners",
-                                    f"{protocol}://{hostport(first.working[0], port)}")],
-                            comment=f"or: advertise {first.working[0]} instead of the name {first.host}")]
-    if by_family:
-        fixes.append("Or, on the clients only: librdkafka (confluent-kafka, kcat -X) "
-                     f"broker.address.family={rd_family}; a Java client "
-                     f"-Djava.net.prefer{'IPv4Stack' if rd_family == 'v4' else 'IPv6Addresses'}=true.")
-    fixes.append(f"Check:  kdiag bootstrap {hostport(first.host, first.port)}")
+    fix = split_fix(listener_protocol(report), first.host, first.port, first.working[0], good_families, bad_families)
     said = _client_lines(report, {a.address for s in found for a in s.failing if a.address})
     if said:
         explanation += (" This run's own round trip (librdkafka) met it: `" + "`, `".join(said) + "`.")
@@ -120,7 +100,32 @@ def _family_split(report: Report) -> Finding | None:
                                "failing": [{"address": a.address, "status": a.status, "error": a.error}
                                            for a in s.failing]} for s in found],
                 "working_families": good_families, "failing_families": bad_families}
-    return finding("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning", title, explanation, evidence, "\n\n".join(fixes))
+    return finding("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning", title, explanation, evidence, fix)
+
+
+def split_fix(protocol: str, host: str, port: int, working: str, good_families: Sequence[str],
+              bad_families: Sequence[str]) -> str:
+    """The fix for ``host:port`` connecting on ``working`` (of ``good_families``) and failing on ``bad_families``:
+    bind every family or advertise the address that works; by family, the clients' family setting too."""
+    by_family = set(good_families).isdisjoint(bad_families)
+    if by_family:
+        cause = (f"The listener is bound to {join_words(good_families)} only (listeners={protocol}://127.0.0.1:{port} "
+                 f"or {protocol}://0.0.0.0:{port}) while {host} also resolves to {join_words(bad_families)}.")
+    else:
+        cause = f"Some addresses {host} resolves to do not lead to a listening broker (a stale DNS record?)."
+    fixes = [cause, "On the broker, either listen on every family (an empty host binds them all) or advertise the "
+             "address that works:",
+             property_lines(None, [("listeners", f"{protocol}://:{port}")],
+                            comment="bind IPv4 and IPv6 (keep your other listeners in the list)"),
+             property_lines(None, [("advertised.listeners", f"{protocol}://{hostport(working, port)}")],
+                            comment=f"or: advertise {working} instead of the name {host}")]
+    if by_family:
+        rd_family = "v4" if list(good_families) == ["IPv4"] else "v6"
+        fixes.append("Or, on the clients only: librdkafka (confluent-kafka, kcat -X) "
+                     f"broker.address.family={rd_family}; a Java client "
+                     f"-Djava.net.prefer{'IPv4Stack' if rd_family == 'v4' else 'IPv6Addresses'}=true.")
+    fixes.append(f"Check:  kdiag bootstrap {hostport(host, port)}")
+    return "\n\n".join(fixes)
 
 
 def _client_lines(report: Report, addresses: set[str]) -> list[str]:

@@ -8,6 +8,9 @@ have a closer look at their report in the same run. Needs root; never skips.
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
 from collections.abc import Callable
 
 import pytest
@@ -19,7 +22,8 @@ from tests.labrun import assert_as_expected
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
 SCENARIOS = ("localhost-ipv4-only", "one-load-balancer", "bootstrap-out-of-reach", "topic-acl-denied",
-             "advertised-unspecified", "leader-down", "listener-missing", "message-too-large", "split-horizon-dns", "sni-ingress")
+             "advertised-unspecified", "leader-down", "listener-missing", "message-too-large", "split-horizon-dns", "sni-ingress",
+             "msk-wrong-port", "idle-nat-drop")
 CASES = [(name, vantage) for name in SCENARIOS for vantage in get_scenario(name).vantages]
 RUN_SECONDS = 15.0
 
@@ -113,6 +117,18 @@ def without_sni_the_default_certificate_comes_back(run: VantageRun) -> None:
     assert shake["sni"] is None and "Fake Certificate" in shake["certificate"]["subject"]
 
 
+@check("idle-nat-drop", "laptop")
+def the_idle_connection_lasted_six_seconds_and_then_got_no_answer(run: VantageRun) -> None:
+    idle = run.report["idle"]
+    assert idle["status"] == "timeout" and 5.9 <= idle["idle_s"] < 7
+    assert finding(run, "IDLE_CONNECTION_DROPPED")["evidence"]["idle_s"] == idle["idle_s"]
+
+
+@check("idle-nat-drop", "server")
+def without_the_nat_the_idle_connection_answers(run: VantageRun) -> None:
+    assert run.report["idle"]["status"] == "ok"
+
+
 def test_every_check_names_a_vantage_that_exists() -> None:
     cases = {(name, vantage.name) for name, vantage in CASES}
     assert set(CHECKS) <= cases, set(CHECKS) - cases
@@ -125,3 +141,29 @@ def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, scenario, vantag
     assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
     if (scenario, vantage.name) in CHECKS:
         CHECKS[(scenario, vantage.name)](run)
+
+
+# --------------------------------------------------------------------------- explain on the real client's words
+
+PRODUCER = """
+import sys
+from confluent_kafka import Producer
+p = Producer({"bootstrap.servers": "localhost:9092", "reconnect.backoff.ms": 10, "reconnect.backoff.max.ms": 50,
+              "connections.max.idle.ms": 200, "message.timeout.ms": 8000})
+for i in range(20):
+    p.produce("kdiag-explain", b"x")
+    p.poll(0.2)
+p.flush(10)
+"""
+
+
+def test_explain_reads_the_real_producers_refused_ipv6_lines_as_the_family_split(lab) -> None:
+    """A real confluent-kafka producer on the laptop of localhost-ipv4-only: its librdkafka stderr, pasted
+    into kdiag explain, is ADVERTISED_ADDRESS_FAMILY_SPLIT, not a refused bootstrap."""
+    live = lab("localhost-ipv4-only")
+    done = live.live.run("laptop", [sys.executable, "-c", PRODUCER], timeout=90)
+    assert "Connect to ipv6#[::1]:9092 failed: Connection refused" in done.stderr, done.stderr[-2000:]
+    explained = subprocess.run([sys.executable, "-m", "kdiag", "explain", "--json"], input=done.stderr,
+                               capture_output=True, text=True, timeout=60)
+    ids = [f["id"] for f in json.loads(explained.stdout)["findings"] if f["severity"] in ("error", "warning")]
+    assert ids == ["ADVERTISED_ADDRESS_FAMILY_SPLIT"], explained.stdout[-3000:]

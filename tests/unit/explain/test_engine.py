@@ -103,9 +103,10 @@ def test_duplicate_and_nonroutable_addresses_in_a_broker_list():
 
 
 def test_a_refused_address_of_an_endpoint_that_then_connected_is_only_a_note():
-    text = ("ssl://localhost:9093/bootstrap: Connect to ipv6#[::1]:9093 failed: Connection refused (after 0ms in state "
-            "CONNECT)\nssl://localhost:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate "
-            "verify failed: broker certificate could not be verified (after 20ms in state SSL_HANDSHAKE)\n")
+    text = ("ssl://kafka.example.com:9093/bootstrap: Connect to ipv6#[2001:db8::10]:9093 failed: Connection refused "
+            "(after 0ms in state CONNECT)\nssl://kafka.example.com:9093/bootstrap: SSL handshake failed: "
+            "error:0A000086:SSL routines::certificate verify failed: broker certificate could not be verified (after "
+            "20ms in state SSL_HANDSHAKE)\n")
     explanation = explained(text)
     assert ids(explanation) == ["TLS_CERT_UNTRUSTED", "BOOTSTRAP_REFUSED"]
     assert explanation.findings[1].severity == "info" and "another address then connected" in explanation.findings[1].title
