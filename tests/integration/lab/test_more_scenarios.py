@@ -20,6 +20,7 @@ from kdiag.lab.runner import VantageRun, scenario_up
 from kdiag.lab.scenarios import cluster, firewall, kubernetes, nat, protocol, topics
 from kdiag.lab.scenarios import healthy as healthy_scenarios
 from kdiag.lab.scenarios.base import LabBroker, LabStep, Scenario, Vantage, healthy, python_module
+from tests.lab_golden import assert_matches_golden
 from tests.labrun import assert_as_expected
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
@@ -132,6 +133,7 @@ def test_every_check_names_a_vantage_that_exists() -> None:
 def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, scenario, vantage) -> None:
     run = lab(scenario).run(vantage)
     assert_as_expected(run)
+    assert_matches_golden(run)  # the report, normalised, is the one recorded before issue 8's refactor
     assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
     if (scenario, vantage.name) in CHECKS:
         CHECKS[(scenario, vantage.name)](run)
