@@ -101,7 +101,7 @@ class Agent:
                     break
             except (OSError, urllib.error.URLError):
                 pass
-            time.sleep(0.01)
+            time.sleep(0.05)  # polling harder would take the agent's CPU (it answers each request)
         self.ready_s = time.perf_counter() - self.started
 
     def wait_probes(self, count: int) -> None:
@@ -121,10 +121,10 @@ def steady_state(bootstrap: str, probes: int, workdir: Path) -> dict:
         cpu0, n0, t0 = _cpu_seconds(agent.process.pid), _probes(agent.url), time.perf_counter()
         agent.wait_probes(100)
         rss_100 = _rss_mb(agent.process.pid)
-        cpu1, n1, t1 = _cpu_seconds(agent.process.pid), _probes(agent.url), time.perf_counter()
         agent.wait_probes(probes)
         rss_n = _rss_mb(agent.process.pid)
-        n_final = _probes(agent.url)
+        cpu1, n1, t1 = _cpu_seconds(agent.process.pid), _probes(agent.url), time.perf_counter()
+        n_final = n1
         cpu_per_probe = (cpu1 - cpu0) / (n1 - n0)
         probe_wall = (t1 - t0) / (n1 - n0)
     finally:
