@@ -378,7 +378,8 @@ def generate(options: GenerateOptions, progress: Callable[[int], None] | None = 
         if options.truth:
             from kdiag.fleet.reference import analyze_paths
 
-            tables = analyze_paths([str(work / "reports"), str(work / "tickets")])
+            tickets = [str(work / "tickets")] if any((work / "tickets").iterdir()) else []
+            tables = analyze_paths([str(work / "reports"), *tickets])
             for row in tables["rejected"]:  # sources relative to the generated directory
                 row["source"] = os.path.relpath(row["source"].removeprefix("file://"), work)
             truth = {"generator": {"reports": options.reports, "clusters": options.clusters,

@@ -34,6 +34,7 @@ FLEET_SCHEMA = "kdiag.fleet/1"
 
 _MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+|yarn|k8s://\S+)$")
 KAFKA_JARS_ENV = "KDIAG_SPARK_KAFKA_JARS"
+LOCAL_SHUFFLE_PARTITIONS = 4
 
 
 class FleetError(Exception):
@@ -130,7 +131,35 @@ def kafka_jars() -> list[str]:
     root = os.environ.get(KAFKA_JARS_ENV) or os.path.expanduser(f"~/.cache/kdiag/spark-kafka/{pyspark.__version__}")
     if not os.path.isdir(root):
         return []
-    return sorted(os.path.join(root, name) for name in os.listdir(root) if name.endswith(".jar"))
+    own = {_artifact(name) for name in os.listdir(os.path.join(os.path.dirname(pyspark.__file__), "jars"))}
+    return sorted(os.path.join(root, name) for name in os.listdir(root)  # Spark's own jars stay Spark's
+                  if name.endswith(".jar") and _artifact(name) not in own)
+
+
+def _artifact(jar: str) -> str:
+    """``kafka-clients-3.9.0.jar`` -> ``kafka-clients``."""
+    return re.sub(r"-\d[^-]*(-[A-Za-z0-9.]+)?\.jar$", "", jar)
+
+
+def _quietly(start: Callable[[], Any]) -> Any:
+    """Starts the JVM with its standard error (the JVM's and Spark's start-up chatter) in a temporary
+    file; replayed on stderr only when the start fails."""
+    import tempfile
+
+    with tempfile.TemporaryFile(mode="w+b") as log:
+        saved = os.dup(2)
+        sys.stderr.flush()
+        os.dup2(log.fileno(), 2)
+        try:
+            return start()
+        except BaseException:
+            os.dup2(saved, 2)
+            log.seek(0)
+            sys.stderr.write(log.read()[-4000:].decode("utf-8", "replace"))
+            raise
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
 
 
 def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
@@ -147,15 +176,14 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
     if not submitted and _loopback(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
-    quiet = str(Path(__file__).with_name("log4j2-quiet.properties"))
     builder = (builder.config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
-    if not options.verbose and not submitted:
-        builder = builder.config("spark.driver.extraJavaOptions", f"-Dlog4j2.configurationFile=file:{quiet}")
-    if options.shuffle_partitions:
-        builder = builder.config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
+    partitions = options.shuffle_partitions or (LOCAL_SHUFFLE_PARTITIONS if master and master.startswith("local")
+                                                else None)
+    if partitions:  # local mode: a few shuffle partitions, not Spark's 200 (each a task per shuffle)
+        builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
     if kafka:
         jars = kafka_jars()
         if jars:  # resolved by scripts/setup: no Maven Central at run time (the tests' sandbox has none)
@@ -163,7 +191,13 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
         else:
             builder = builder.config("spark.jars.packages",
                                      f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}")
-    spark = builder.getOrCreate()
+    if options.verbose or submitted:
+        spark = builder.getOrCreate()
+    else:
+        quiet = Path(__file__).with_name("log4j2-quiet.properties")
+        os.environ.setdefault("PYSPARK_SUBMIT_ARGS",
+                              f'--driver-java-options "-Dlog4j2.configurationFile=file:{quiet}" pyspark-shell')
+        spark = _quietly(builder.getOrCreate)
     spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
     return spark
 
@@ -189,7 +223,7 @@ def read_text(spark: Any, files: FileInputs, topics: Sequence[KafkaInput]) -> An
     text = frames[0]
     for frame in frames[1:]:
         text = text.unionByName(frame)
-    return text.where(F.trim(F.col("value"), " \t\r\n") != "")
+    return text.where(F.trim(F.col("value"), F.lit(" \t\r\n")) != "")
 
 
 _REASON = f"""

@@ -77,7 +77,7 @@ def chart_data(tables: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     column_index = {v: i for i, v in enumerate(columns)}
     for r in reach:
         z[row_index[(r["cluster"], r["node_id"], r["endpoint"])]][column_index[r["vantage"]]] = r["success_rate"]
-    heatmap = [{"type": "heatmap", "z": z, "x": columns, "zmin": 0, "zmax": 1, "colorscale": "RdYlGn",
+    heatmap = [{"type": "heatmap", "z": z, "x": columns, "zmin": 0, "zmax": 1, "colorscale": [[0, "#d73027"], [0.5, "#fee08b"], [1, "#1a9850"]],
                 "y": [f"{cluster} · {node} · {endpoint}" for cluster, node, endpoint in rows]}]
     latency = _plain(tables.get("stage_latency", []))
     stages = [{"type": "bar", "name": cluster, "x": [r["stage"] for r in latency if r["cluster"] == cluster],
