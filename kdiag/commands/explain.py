@@ -95,7 +95,8 @@ def run_explain_command(text: list[str], *, file: str | None, env: Environment, 
         stdin = getattr(env.stdin, "buffer", None)  # a StringIO (tests) has no bytes under it
         stream = env.stdin if stdin is None else open_input(STDIN, what="stdin", limit=MAX_LOG, stdin=stdin)
         explanation = _explain_stream(read_blocks(stream), "stdin")
-    env.write(render_explanation(explanation, fmt, width=env.width, color=env.color and fmt is Format.TEXT))
+    env.write(render_explanation(explanation, fmt, width=env.width, color=env.color and fmt is Format.TEXT,
+                                 scrub=env.scrub))
     return exit_status(explanation)
 
 

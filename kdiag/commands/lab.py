@@ -98,8 +98,8 @@ def _did_not_come_up(env: "Environment", scenario: "Scenario", error: Exception)
     """The step that failed, then (for a broker) its log tail; everything made was torn down already."""
     lines = str(error).splitlines() or [type(error).__name__]
     env.say(f"kdiag lab: {scenario.name} did not come up: {lines[0]}")
-    for line in lines[1:]:
-        env.stderr.write(f"  {line}\n")
+    for line in lines[1:]:  # the broker's log: said line by line, scrubbed and printable
+        env.say(f"  {line}")
     env.say("kdiag lab: everything it had made is torn down")
     return ExitStatus.PROBLEMS
 
