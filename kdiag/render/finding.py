@@ -40,12 +40,17 @@ class EvidenceLine:
     item: bool = False
 
     def __str__(self) -> str:
+        label, value = self.parts()
+        return label + value
+
+    def parts(self) -> tuple[str, str]:
+        """(the indent and ``key:``, the value after it): the text view dims the first."""
         indent = "  " * self.depth
         if self.item:
             indent = indent[:-2] + "- "
         if not self.key:
-            return indent + self.value
-        return f"{indent}{self.key}:" + (f" {self.value}" if self.value else "")
+            return indent, self.value
+        return f"{indent}{self.key}:", (f" {self.value}" if self.value else "")
 
 
 def evidence_lines(evidence: Mapping[str, Any]) -> list[EvidenceLine]:
@@ -132,11 +137,8 @@ def draw_finding(console: Console, finding: Finding) -> None:
 
 
 def _evidence_text(line: EvidenceLine) -> Text:
-    text = str(line)
-    if not line.key:
-        return Text(text)
-    split = text.index(":") + 1
-    return Text.assemble((text[:split], "dim"), text[split:])
+    label, value = line.parts()
+    return Text.assemble((label, "dim" if line.key else ""), value)
 
 
 # --- Markdown -----------------------------------------------------------------------------------------
