@@ -21,9 +21,9 @@ from kdiag.report import Agent, Report, report_to_json
 from kdiag.sinks import ReportLine, Sink
 from kdiag.watch.identity import AgentIdentity
 from kdiag.watch.log import AgentLog, Transitions
-from kdiag.watch.metrics import AgentMetrics, probe_succeeded
+from kdiag.watch.metrics import AgentMetrics
 from kdiag.watch.prober import BoundedRunner
-from kdiag.watch.state import AgentState
+from kdiag.watch.state import AgentState, probe_succeeded
 
 GRACE = 3.0  # beyond the probe's own deadline, before it counts as overrun (closing clients, a slow resolver)
 

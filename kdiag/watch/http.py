@@ -23,9 +23,9 @@ from prometheus_client.exposition import choose_encoder
 from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Report
-from kdiag.watch.metrics import build_info, probe_registry, probe_succeeded
+from kdiag.watch.metrics import build_info, probe_registry
 from kdiag.watch.prober import BoundedRunner
-from kdiag.watch.state import AgentState
+from kdiag.watch.state import AgentState, probe_succeeded
 
 READY_WHEN = ("probed", "healthy")
 PROBE_CONCURRENCY = 4  # /probe requests running at once; more get 503

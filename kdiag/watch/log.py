@@ -17,7 +17,7 @@ from typing import IO
 
 from kdiag.render.safe import printable
 from kdiag.report import Report
-from kdiag.watch.metrics import probe_succeeded
+from kdiag.watch.state import probe_succeeded
 
 LOG_FORMATS = ("text", "json")
 

@@ -10,7 +10,6 @@ read still lists it: when it stops answering, its ``kdiag_broker_up`` goes to 0,
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING
 
@@ -20,39 +19,20 @@ from prometheus_client.registry import Collector
 
 from kdiag import __version__
 from kdiag.sinks import DROP_REASONS
+from kdiag.watch.state import AgentState, BrokerKey, broker_series, probe_succeeded
 
 if TYPE_CHECKING:
     from kdiag.report import Report
     from kdiag.sinks import Sink
-    from kdiag.watch.state import AgentState
 
 PROBE_RESULTS = ("success", "failure", "overrun", "error", "busy")
 DURATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
-
-BrokerKey = tuple[int, str]  # (node_id, "host:port")
-
 
 def catalog_severities() -> dict[str, str]:
     """Every diagnosis rule's id with the worst severity it reports: the ``kdiag_finding`` series."""
     from kdiag.diagnose import CATALOG
 
     return {rule.id: rule.severity for rule in CATALOG}
-
-
-def probe_succeeded(report: Report) -> bool:
-    """``kdiag_probe_success``: no finding of severity error and no failed stage."""
-    return not any(f.severity == "error" for f in report.findings) and not any(s.failed for s in report.stages)
-
-
-def broker_series(report: Report) -> dict[BrokerKey, tuple[bool, float]]:
-    """Each advertised broker of ``report``: (usable from here, TCP connect seconds or NaN)."""
-    if report.cluster is None:
-        return {}
-    series = {}
-    for broker in report.cluster.brokers:
-        connect = broker.tcp.duration_ms / 1000 if broker.tcp.ok else math.nan
-        series[(broker.node_id, str(broker.endpoint))] = (broker.reachable, connect)
-    return series
 
 
 def report_families(report: Report, brokers: Mapping[BrokerKey, tuple[bool, float]],

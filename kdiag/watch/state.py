@@ -2,17 +2,20 @@
 
 The loop is the only writer (``record``); readers take a ``snapshot``. Brokers are remembered from
 the last report whose metadata could be read, so a broker that stops answering (or a cluster that
-stops answering at all) keeps its series at 0 until the metadata no longer lists it.
+stops answering at all) keeps its series at 0 until the metadata no longer lists it. What counts as a
+successful probe (``probe_succeeded``) is decided here once, for the metrics, ``/readyz`` and the log.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 import time
 from dataclasses import dataclass, field
 
 from kdiag.report import Report
-from kdiag.watch.metrics import BrokerKey, broker_series, probe_succeeded
+
+BrokerKey = tuple[int, str]  # (node_id, "host:port")
 
 
 @dataclass(frozen=True)
@@ -51,3 +54,19 @@ class AgentState:
                 brokers = {key: (False, float("nan")) for key in s.brokers}
             success = now if probe_succeeded(report) else s.last_success_time
             self._snapshot = Snapshot(report, report_json, brokers, now, success, time.monotonic(), s.started)
+
+
+def probe_succeeded(report: Report) -> bool:
+    """``kdiag_probe_success``: no finding of severity error and no failed stage."""
+    return not any(f.severity == "error" for f in report.findings) and not any(s.failed for s in report.stages)
+
+
+def broker_series(report: Report) -> dict[BrokerKey, tuple[bool, float]]:
+    """Each advertised broker of ``report``: (usable from here, TCP connect seconds or NaN)."""
+    if report.cluster is None:
+        return {}
+    series = {}
+    for broker in report.cluster.brokers:
+        connect = broker.tcp.duration_ms / 1000 if broker.tcp.ok else math.nan
+        series[(broker.node_id, str(broker.endpoint))] = (broker.reachable, connect)
+    return series
