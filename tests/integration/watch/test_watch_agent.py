@@ -115,3 +115,22 @@ def test_sigterm_during_a_hung_probe_exits_within_2s_with_the_sinks_flushed(star
         assert agent.stderr().splitlines()[-1].endswith("stopped by SIGTERM")
     finally:
         silent.close()
+
+
+def test_probe_on_demand_keeps_within_prometheus_scrape_timeout_against_a_silent_broker(start_watch) -> None:
+    silent = socket.socket()
+    silent.bind(("127.0.0.1", 0))
+    silent.listen(16)  # connections complete in the kernel; no Kafka answer ever comes
+    host, port = silent.getsockname()
+    try:
+        agent = start_watch("127.0.0.1:1", "--interval", "30s", "--timeout", "20s")
+        agent.wait_ready()
+        started = time.monotonic()
+        status, text = agent.get(f"/probe?target={host}:{port}", headers={"X-Prometheus-Scrape-Timeout-Seconds": "2"})
+        seconds = time.monotonic() - started
+    finally:
+        silent.close()
+    assert status == 200
+    assert seconds < 2.0
+    assert sample(text, "kdiag_probe_success") == 0
+    assert sample(text, "kdiag_probe_duration_seconds") < 2.0
