@@ -134,3 +134,14 @@ def test_probe_on_demand_keeps_within_prometheus_scrape_timeout_against_a_silent
     assert seconds < 2.0
     assert sample(text, "kdiag_probe_success") == 0
     assert sample(text, "kdiag_probe_duration_seconds") < 2.0
+
+
+def test_sigint_exits_130_within_2s_and_seals_the_report_directory(start_watch, tmp_path: Path) -> None:
+    reports_dir = tmp_path / "reports"
+    agent = start_watch("127.0.0.1:1", "--interval", "200ms", "--report-dir", str(reports_dir))
+    agent.wait_for(lambda: (agent.metric("kdiag_probes_total", 'result="failure"') or 0) >= 3, 30, "three probes")
+    code, seconds = agent.terminate(signal.SIGINT)
+    assert code == 130 and seconds < 2.0
+    assert [r["agent"]["sequence"] for r in directory_reports(reports_dir)][:3] == [1, 2, 3]
+    assert not list(reports_dir.glob(".open-*"))
+    assert (reports_dir / "agent.json").exists()
