@@ -82,6 +82,8 @@ class WatchLoop:
                                  "no new probe starts until it does", event_kind="overrun")
             self._overrun_logged = True
             return None
+        if self._overrun_logged:
+            self.log.info("the probe that overran has ended; probing again", event_kind="overrun_ended")
         self._overrun_logged = False
         if outcome.status == "error":
             self.metrics.observe("error", outcome.seconds)

@@ -66,5 +66,6 @@ def test_the_loop_counts_an_overrun_a_kdiag_failure_once_logged_and_numbers_repo
     assert counts == {"success": 2, "failure": 0, "overrun": 1, "error": 2, "busy": 1}
     lines = stream.getvalue().splitlines()
     assert sum("did not end within" in line for line in lines) == 1
+    assert sum("the probe that overran has ended" in line for line in lines) == 1
     assert sum("failed inside kdiag: RuntimeError: kdiag bug" in line for line in lines) == 1
     assert AgentIdentity(tmp_path, log=lambda _: None).sequence == 2, "the sequence is kept in agent.json"
