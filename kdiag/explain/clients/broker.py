@@ -11,8 +11,9 @@ from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.builders import Context, Subject, _who, client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.implied import broker, rule_fix
-from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_MECHANISM, SASL_NEEDED, Item,
-                                     Pattern, ScanState, Sighting, parse_mechanisms, registrar, with_connection)
+from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     SASL_NEEDED, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
+                                     with_connection)
 from kdiag.finding import Finding
 
 PATTERNS: list[Pattern] = []
@@ -34,6 +35,23 @@ def _broker_unrecognized_ssl(m: re.Match[str], scan: ScanState) -> Iterator[Item
 def _broker_unexpected_request(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(SASL_NEEDED, JAVA, detail=f"broker: Unexpected Kafka request of type {m.group('api')} during SASL "
                    "handshake")
+
+
+@pattern("broker.failed_authentication", JAVA, "Failed authentication with",
+         r"Failed authentication with /?(?P<peer>[0-9A-Fa-f:.]+) \((?:channelId=[^)]*\) \()?(?P<why>.*?)\)"
+         r"(?:\s+\(org\.apache[\w.$]*\))?\s*$",
+         "[2026-11-25 11:40:02,118] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "
+         "/192.0.2.10 (channelId=198.51.100.10:9094-192.0.2.10:40112-3) (Unsupported SASL mechanism SCRAM-SHA-256) "
+         "(org.apache.kafka.common.network.Selector)")
+def _broker_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """The broker's word on a client's SASL login: an unsupported mechanism, or rejected credentials."""
+    why = m.group("why").strip()
+    detail = f"broker: Failed authentication with /{m.group('peer')} ({why})"
+    mechanism = re.match(r"Unsupported SASL mechanism (\S+)", why)
+    if mechanism is not None:
+        yield Sighting(SASL_MECHANISM, JAVA, mechanism=mechanism.group(1).upper(), detail=detail)
+    elif why.startswith("Authentication failed"):
+        yield Sighting(SASL_CREDENTIALS, JAVA, detail=detail)
 
 
 @pattern("broker.unexpected_handshake", JAVA, "Unexpected handshake request",

@@ -260,7 +260,7 @@ def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
          r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
-         r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied)",
+         r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied|handshake_failure)",
          "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
 def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = m.group("alert")

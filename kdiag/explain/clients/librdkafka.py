@@ -145,7 +145,9 @@ def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("librdkafka.client_certificate_alert", LIBRDKAFKA, "SSL alert number",
          r"alert (?P<alert>bad certificate|certificate unknown|certificate required|unknown ca|certificate expired"
-         r"|certificate revoked|unsupported certificate|access denied): SSL alert number \d+",
+         r"|certificate revoked|unsupported certificate|access denied"
+         r"|handshake failure(?=: SSL alert number \d+: client SSL authentication might be required)): "
+         r"SSL alert number \d+",
          "%3|1795282952.464|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:38609/bootstrap]: "
          "ssl://127.0.0.1:38609/bootstrap: Receive failed: error:0A000412:SSL routines::sslv3 alert bad certificate: "
          "SSL alert number 42 (after 1ms in state APIVERSION_QUERY)")

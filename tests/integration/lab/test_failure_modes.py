@@ -78,7 +78,7 @@ def inside_the_cluster_the_balancer_is_only_an_info(run: VantageRun) -> None:
 def a_filtered_bootstrap_costs_the_one_second_connect_timeout_not_two_minutes(run: VantageRun) -> None:
     [attempt] = finding(run, "BOOTSTRAP_TIMEOUT")["evidence"]["attempts"]
     assert attempt["status"] == "timeout" and 900 <= attempt["duration_ms"] < 3000
-    assert run.seconds < 5
+    assert run.seconds < 10  # the process's own start-up included, on a loaded 2-core machine
 
 
 @check("bootstrap-out-of-reach", "client-no-route")
@@ -167,3 +167,22 @@ def test_explain_reads_the_real_producers_refused_ipv6_lines_as_the_family_split
                                capture_output=True, text=True, timeout=60)
     ids = [f["id"] for f in json.loads(explained.stdout)["findings"] if f["severity"] in ("error", "warning")]
     assert ids == ["ADVERTISED_ADDRESS_FAMILY_SPLIT"], explained.stdout[-3000:]
+
+
+def test_explain_reads_the_brokers_own_log_of_sasl_failures(lab) -> None:
+    """Support engineers are often handed the broker's log: its `Failed authentication with /IP (...)` lines, as
+    the real broker of topic-acl-denied writes them for a wrong password and an unsupported mechanism."""
+    live = lab("topic-acl-denied")
+    login = ("-X", "security.protocol=SASL_PLAINTEXT", "-X", "sasl.username=alice")
+    for settings in (("-X", "sasl.mechanisms=PLAIN", "-X", "sasl.password=wrong"),
+                     ("-X", "sasl.mechanisms=SCRAM-SHA-256", "-X", "sasl.password=alice-secret")):
+        live.live.run("client", [sys.executable, "-m", "kdiag", "bootstrap", "kafka.example.test:9094", *login,
+                                 *settings, "--no-roundtrip", "--json"], timeout=60)
+    [cluster] = live.clusters
+    log = (cluster.brokers[0].workdir / "server.log").read_text(errors="replace")
+    lines = [line for line in log.splitlines() if "Failed authentication with" in line]
+    assert any("Unsupported SASL mechanism SCRAM-SHA-256" in line for line in lines), "\n".join(lines[-10:])
+    explained = subprocess.run([sys.executable, "-m", "kdiag", "explain", "--json"], input="\n".join(lines) + "\n",
+                               capture_output=True, text=True, timeout=60)
+    ids = {f["id"] for f in json.loads(explained.stdout)["findings"]}
+    assert {"SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"} <= ids, explained.stdout[-3000:]
