@@ -24,6 +24,7 @@ stays exact (its encoder escapes controls itself).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import fields, is_dataclass, replace
@@ -79,21 +80,24 @@ def displayable(model: T, scrub: Scrub | None = None) -> T:
     then made ``printable``; findings' prose rewritten around the outside strings it quotes."""
     display = _Display(scrub or _unscrubbed)
     shown = display.walk(model, None)
-    return display.walk_findings(shown)
+    display.finish_findings()
+    return shown
 
 
 class _Display:
-    """The two passes of :func:`displayable`: every string but findings' prose (remembering each one
-    that had to change), then findings' prose, with those strings replaced where it quotes them."""
+    """The two steps of :func:`displayable`: every string but findings' prose (remembering each one
+    that had to change, and each finding copied), then the copied findings' prose, with those strings
+    replaced where it quotes them."""
 
     def __init__(self, scrub: Scrub) -> None:
         self.scrub = scrub
         self.changed: dict[str, str] = {}
+        self.findings: list[Finding] = []
         self._quoted: re.Pattern[str] | None = None
 
     def text(self, text: str, key: str | None) -> str:
         shown = printable(self.scrub(text), limit=MAX_NAME if key in NAME_FIELDS else MAX_TEXT)
-        if shown != text:
+        if shown is not text and shown != text:
             self.changed[text] = shown
             lowered = text.lower()
             if lowered != text and lowered not in self.changed:
@@ -101,20 +105,23 @@ class _Display:
         return shown
 
     def walk(self, value: Any, key: str | None) -> Any:
+        if type(value) in _ATOMS:
+            return value
         if isinstance(value, str):
             return self.text(value, key)
         if isinstance(value, Finding):
-            evidence = self.walk(dict(value.evidence), None)
-            return replace(value, id=self.text(value.id, None), evidence=evidence)
+            copy = replace(value, id=self.text(value.id, None), evidence=self.walk(dict(value.evidence), None))
+            self.findings.append(copy)
+            return copy
         return _rebuild(value, lambda item, name: self.walk(item, name if name is not None else key))
 
-    def walk_findings(self, value: Any) -> Any:
-        if isinstance(value, Finding):
-            return replace(value, title=self.prose(value.title, one_line=True),
-                           explanation=self.prose(value.explanation), fix=self.prose(value.fix))
-        if isinstance(value, str):
-            return value
-        return _rebuild(value, lambda item, name: self.walk_findings(item))
+    def finish_findings(self) -> None:
+        """The prose of every finding copied by :meth:`walk`, now that every outside string is known.
+        The copies are this walk's own, seen by no one yet: set in place (frozen only to the world)."""
+        for finding in self.findings:
+            object.__setattr__(finding, "title", self.prose(finding.title, one_line=True))
+            object.__setattr__(finding, "explanation", self.prose(finding.explanation))
+            object.__setattr__(finding, "fix", self.prose(finding.fix))
 
     def prose(self, text: str, *, one_line: bool = False) -> str:
         """kdiag's own text with outside strings inside: those shown as everywhere else, its own line
@@ -132,14 +139,14 @@ class _Display:
 def _rebuild(value: Any, walk: Callable[[Any, str | None], Any]) -> Any:
     """``value`` with ``walk`` applied to each part (a dataclass's fields by name, a mapping's keys
     and values, a sequence's items); the same object when nothing changed."""
-    if is_dataclass(value) and not isinstance(value, type):
+    names = _init_fields(type(value))
+    if names is not None:
         changes = {}
-        for f in fields(value):
-            if f.init:
-                old = getattr(value, f.name)
-                new = walk(old, f.name)
-                if new is not old:
-                    changes[f.name] = new
+        for name in names:
+            old = getattr(value, name)
+            new = walk(old, name)
+            if new is not old:
+                changes[name] = new
         return replace(value, **changes) if changes else value
     if isinstance(value, Mapping):
         items = [(walk(k, None), walk(v, k if isinstance(k, str) else None)) for k, v in value.items()]
@@ -154,3 +161,12 @@ def _rebuild(value: Any, walk: Callable[[Any, str | None], Any]) -> Any:
             return items
         return type(value)(*items) if hasattr(value, "_fields") else tuple(items)
     return value
+
+
+_ATOMS = frozenset({int, float, bool, type(None)})
+
+
+@functools.cache
+def _init_fields(cls: type) -> tuple[str, ...] | None:
+    """The fields a dataclass's constructor takes; None for anything else."""
+    return tuple(f.name for f in fields(cls) if f.init) if is_dataclass(cls) else None
