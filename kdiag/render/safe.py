@@ -96,12 +96,13 @@ class _Display:
         self._quoted: re.Pattern[str] | None = None
 
     def text(self, text: str, key: str | None) -> str:
-        shown = printable(self.scrub(text), limit=MAX_NAME if key in NAME_FIELDS else MAX_TEXT)
+        limit = MAX_NAME if key in NAME_FIELDS else MAX_TEXT
+        shown = printable(self.scrub(text), limit=limit)
         if shown is not text and shown != text:
             self.changed[text] = shown
-            lowered = text.lower()
+            lowered = text.lower()  # a rule may quote a host name lower-cased
             if lowered != text and lowered not in self.changed:
-                self.changed[lowered] = printable(self.scrub(lowered), limit=MAX_NAME if key in NAME_FIELDS else MAX_TEXT)
+                self.changed[lowered] = printable(self.scrub(lowered), limit=limit)
         return shown
 
     def walk(self, value: Any, key: str | None) -> Any:
