@@ -16,6 +16,8 @@ from kdiag.capture.model import CaptureWarning, CapturedCoordinator, CapturedMet
 from kdiag.capture.pcapio import ACK, SYN, parse_tcp
 from probes.codec import (SPECS, ApiVersionsResponse, FindCoordinatorResponse, ListOffsetsResponse, MetadataResponse,
                           SaslHandshakeResponse, api_name)
+from probes import limits
+from probes.limits import clip
 from probes.results import KafkaBroker
 
 MAX_WARNINGS = 1000
@@ -155,10 +157,12 @@ class CaptureAnalyzer:
         if isinstance(body, MetadataResponse):
             self.metadata.append((connection, CapturedMetadata(
                 client=connection.client, server=connection.server, api_version=api_version,
-                cluster_id=body.cluster_id, controller_id=body.controller_id,
-                brokers=tuple(KafkaBroker(b.node_id, b.host, b.port, b.rack) for b in body.brokers),
+                cluster_id=clip(body.cluster_id, limits.MAX_CLUSTER_ID), controller_id=body.controller_id,
+                brokers=tuple(KafkaBroker(b.node_id, clip(b.host, limits.MAX_HOST), b.port, clip(b.rack, limits.MAX_RACK))
+                              for b in body.brokers[:limits.MAX_BROKERS]),
                 packet=number, time=iso_time(timestamp), correlation_id=correlation_id,
-                error=None if body.error.ok else body.error.name)))
+                error=None if body.error.ok else body.error.name,
+                brokers_omitted=max(0, len(body.brokers) - limits.MAX_BROKERS))))
             self._error(label, body.error, connection, number, None)
             for topic in body.topics:
                 self._error(label, topic.error, connection, number, topic.name)

@@ -92,6 +92,7 @@ class CapturedMetadata:
     time: str = ""
     correlation_id: int = 0
     error: str | None = None  # the top-level error of Metadata v13+, when not NONE
+    brokers_omitted: int = 0  # brokers beyond probes.limits.MAX_BROKERS in this answer: counted, not kept
 
 
 @dataclass(frozen=True)

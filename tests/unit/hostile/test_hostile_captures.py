@@ -91,3 +91,20 @@ def test_iso_time_of_huge_negative_and_infinite_times_is_text():
     for value in (1e300, -1e300, float("inf"), float("nan"), 2.0 ** 64):
         assert iso_time(value).startswith("out-of-range time")
     assert iso_time(0.0) == "1970-01-01T00:00:00.000000Z"
+
+
+def test_captured_metadata_with_100000_brokers_and_a_1mb_host_name_is_capped_and_cut(tmp_path):
+    from kdiag.capture.synthetic import Broker, TcpConversation, metadata_request, metadata_response, write_pcap
+
+    brokers = [Broker(1, "h" * 1_000_000, 9092)] + [Broker(i, "203.0.113.5", 9092) for i in range(2, 100_001)]
+    conversation = TcpConversation(("198.51.100.7", 50000), ("203.0.113.5", 9092)).handshake()
+    conversation.client(metadata_request(2))
+    conversation.server(metadata_response(2, brokers))
+    path = tmp_path / "big.pcap"
+    write_pcap(str(path), conversation.packets)
+    status, stdout, stderr = run("pcap", str(path), "--json")
+    assert status in (0, 1) and "Traceback" not in stderr, stderr
+    metadata = json.loads(stdout)["metadata"][0]
+    assert len(metadata["brokers"]) == 128 and metadata["brokers_omitted"] == 100_000 - 128
+    assert metadata["brokers"][0]["host"].endswith("…[+999745 chars]")
+    assert len(stdout) < 1_000_000
