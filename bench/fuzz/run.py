@@ -137,7 +137,9 @@ def _collect(name: str, findings_path: str, command: list[str], engine: str) -> 
     elapsed = time.monotonic() - started
     log = process.stderr
     done = re.findall(r"Done (\d+) runs in (\d+) second", log)
-    executed = int(done[-1][0]) if done else max((int(n) for n in re.findall(r"#(\d+)\s", log)), default=0)
+    units = re.findall(r"stat::number_of_executed_units: (\d+)", log)
+    executed = (int(done[-1][0]) if done else int(units[-1]) if units
+                else max((int(n) for n in re.findall(r"#(\d+)\s", log)), default=0))
     coverage = re.findall(r"cov: (\d+) ft: (\d+)", log)
     findings = []
     if os.path.exists(findings_path):
@@ -158,10 +160,27 @@ def _collect(name: str, findings_path: str, command: list[str], engine: str) -> 
     return result
 
 
+def markdown(saved: dict) -> str:
+    """The BENCHMARKS.md table of bench/results/fuzz.json."""
+    lines = ["| decoder | engine | inputs | seconds | inputs/s | coverage (edges / features) | findings |",
+             "|---|---|---:|---:|---:|---|---|"]
+    for name, result in saved["targets"].items():
+        engine = "atheris" if result["engine"].startswith("atheris") else "mutation"
+        coverage = (f"{result['coverage_edges']} / {result['coverage_features']}"
+                    if result.get("coverage_edges") is not None else "n/a")
+        found = ", ".join(f"{f['exception']} at {f['where']}" for f in result["findings"]) or "none"
+        lines.append(f"| {name.split(' ')[0]} | {engine} | {result['runs']:,} | {result['seconds']:,} | "
+                     f"{result['inputs_per_second']:,} | {coverage} | {found} |")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "--child":
         child(argv[1], argv[2], argv[3:])
+        return 0
+    if argv and argv[0] == "--markdown":
+        print(markdown(json.loads(RESULTS.read_text())))
         return 0
     if argv and argv[0] == "--mutate-child":
         mutate_child(argv[1], argv[2], int(argv[3]), float(argv[4]))
