@@ -242,23 +242,29 @@ ENDPOINT = "CASE WHEN {h} LIKE '%:%' THEN concat('[', {h}, ']:', {p}) ELSE conca
 
 
 def classified(text: Any) -> Any:
-    """Every record with its ``reason`` (null: accepted) and, for the accepted, the report's fields."""
+    """Every record with its ``reason`` (null: accepted); the accepted with their ``key`` (report_id,
+    or the text's SHA-256) and parsed fields ``p``, the rejected with their text (``value``) for samples."""
     from pyspark.sql import functions as F
 
     options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
     parsed = text.select("source", "value", F.from_json("value", report_schema(), options).alias("p"))
     parsed = parsed.withColumn("ts", F.expr("try_to_timestamp(p.generated_at)"))
-    return parsed.withColumn("reason", F.expr(_REASON))
+    parsed = parsed.withColumn("reason", F.expr(_REASON))
+    return parsed.select(
+        "source", "reason", "ts",
+        F.expr("CASE WHEN reason IS NULL THEN coalesce(nullif(p.report_id, ''), concat('sha256:', sha2(value, 256))) "
+               "END").alias("key"),
+        F.expr("CASE WHEN reason IS NULL THEN p END").alias("p"),
+        F.expr("CASE WHEN reason IS NOT NULL THEN value END").alias("value"))
 
 
 def accepted_reports(records: Any) -> Any:
-    """The accepted reports, one row per ``report_id`` (or per text, for reports without one)."""
+    """The accepted reports, one row per ``key`` (at-least-once deliveries counted once)."""
     from pyspark.sql import functions as F
 
     endpoint = ENDPOINT.format(h="e.host", p="e.port")
     return (records.where(F.col("reason").isNull()).select(
-        F.expr("coalesce(nullif(p.report_id, ''), concat('sha256:', sha2(value, 256)))").alias("key"),
-        "ts",
+        "key", "ts",
         F.expr(f"array_join(transform(p.bootstrap, e -> {endpoint}), ',')").alias("cluster"),
         F.col("p.cluster.cluster_id").alias("cluster_id"),
         F.expr("coalesce(nullif(p.vantage.label, ''), nullif(p.vantage.hostname, ''), 'unknown')").alias("vantage"),

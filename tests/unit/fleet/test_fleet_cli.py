@@ -103,3 +103,13 @@ def test_the_html_report_is_self_contained_and_escapes_outside_text() -> None:
     assert "evil\x1b" not in page.split("kdiag-charts")[0] or "<td>evil" in page
     assert "<td>sasl.password=***</td>" in page
     assert "Plotly.newPlot" in page and 'id="timeline"' in page and 'id="heatmap"' in page
+
+
+def test_kdiag_help_and_fleet_help_import_no_spark() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from kdiag.cli import main; main(['fleet', '--help']); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'plotly', 'duckdb', 'py4j')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]"
