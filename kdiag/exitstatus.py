@@ -3,10 +3,6 @@
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from kdiag.report import Report
 
 
 class ExitStatus(IntEnum):
@@ -25,16 +21,3 @@ class ExitStatus(IntEnum):
 
 class UsageError(Exception):
     """Bad input or usage; ``str(error)`` is the one-line message shown after ``kdiag: error:``."""
-
-
-def has_problems(report: Report) -> bool:
-    """A report has problems when a finding is an error or a warning, or a stage failed.
-
-    A failed stage that no diagnosis rule explained still counts: exit 0 promises the cluster is
-    usable from here, and a failed stage says it is not.
-    """
-    return bool(report.problems) or any(stage.failed for stage in report.stages)
-
-
-def exit_status_for(report: Report) -> ExitStatus:
-    return ExitStatus.PROBLEMS if has_problems(report) else ExitStatus.OK

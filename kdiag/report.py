@@ -239,6 +239,15 @@ class Report:
     def problems(self) -> tuple[Finding, ...]:
         return tuple(f for f in self.findings if f.severity in ("error", "warning"))
 
+    @property
+    def has_problems(self) -> bool:
+        """A finding is an error or a warning, or a stage failed.
+
+        A failed stage that no diagnosis rule explained still counts: exit 0 promises the cluster is
+        usable from here, and a failed stage says it is not.
+        """
+        return bool(self.problems) or any(stage.failed for stage in self.stages)
+
     def with_findings(self, findings: tuple[Finding, ...]) -> Report:
         return replace(self, findings=findings)
 

@@ -20,7 +20,7 @@ from kdiag.environment import (
     environment,
     load_settings,
 )
-from kdiag.exitstatus import ExitStatus, UsageError, exit_status_for
+from kdiag.exitstatus import ExitStatus, UsageError
 from kdiag.render import Format
 
 if TYPE_CHECKING:
@@ -235,7 +235,7 @@ def _emit_report(env: Environment, report: Report, fmt: Format, output: str | No
                 handle.write(env.scrub(render(report, Format.JSON)))
         except OSError as exc:
             raise UsageError(f"cannot write --output {output}: {exc.strerror or exc}") from None
-    return exit_status_for(report)
+    return ExitStatus.PROBLEMS if report.has_problems else ExitStatus.OK
 
 
 def _seconds(option: str, value: float) -> float:

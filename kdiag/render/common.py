@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kdiag.exitstatus import has_problems
 from kdiag.render.finding import evidence_value
 from kdiag.report import BrokerReport, Endpoint, Report, Stage
 
@@ -115,7 +114,7 @@ def closing_line(report: Report) -> tuple[str, str] | None:
 
     Healthy: one calm line. A failed stage no finding explains: say so, rather than nothing.
     """
-    if not has_problems(report):
+    if not report.has_problems:
         healthy = HEALTHY if report.cluster is not None and report.cluster.brokers else HEALTHY_NO_BROKERS
         return "good", healthy
     if report.problems:

@@ -194,7 +194,7 @@ def test_bootstrap_help_has_an_example(kdiag, capsys: pytest.CaptureFixture[str]
 
 def test_help_imports_nothing_heavy() -> None:
     code = ("import sys; from kdiag.cli import main; main(['--help']); "
-            "print(sorted(m for m in ('confluent_kafka', 'dns', 'scapy', 'pyspark', 'kdiag.orchestrate', 'probes')"
+            "print(sorted(m for m in ('confluent_kafka', 'dns', 'scapy', 'pyspark', 'kdiag.orchestrate', 'probes.kafka', 'probes.codec')"
             " if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip().split("\n")[-1] == "[]"
