@@ -43,6 +43,8 @@ TIMING_KEYS = frozenset({
     "duration_ms",  # every probe's and stage's own timing (dns, tcp, tls, sasl, metadata, identity, ...)
     "produce_ms",  # the round trip's produce, then consume: librdkafka's and the broker's pace
     "consume_ms",
+    "idle_s",  # --idle-check: how long the connection was really held idle, and how long its answer took
+    "answer_ms",
 })
 """Keys whose value is a clock reading wherever they appear: replaced by ``<varies>`` (null stays null)."""
 
@@ -139,6 +141,9 @@ def _neutralise_probe_placement(data: dict[str, Any], brokers: list[dict[str, An
     for broker in brokers:
         identity = broker.get("identity") or {}
         identity.update({key: VARIES for key in ("topic", "partition") if identity.get(key) is not None})
+    for stage in data.get("stages") or []:  # the load-balancer check proves each landing with the same partitions
+        for landing in (stage.get("detail") or {}).get("landings") or []:
+            landing.update({key: VARIES for key in ("topic", "partition") if landing.get(key) is not None})
 
 
 def _collect_random_values(value: Any, found: dict[str, str]) -> None:
