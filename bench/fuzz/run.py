@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -90,30 +91,40 @@ def mutate_child(name: str, findings_path: str, runs: int, seconds: float) -> No
     seen: set = set()
     started = time.monotonic()
     done = 0
-    while done < runs and time.monotonic() - started < seconds:
-        data = bytearray(rng.choice(corpus))
-        for _ in range(rng.randint(1, 6)):
-            if not data:
-                data += rng.randbytes(rng.randint(1, 64))
-                continue
-            at, action = rng.randrange(len(data)), rng.randrange(5)
-            if action == 0:
-                data[at] = rng.randrange(256)
-            elif action == 1:
-                del data[at:]
-            elif action == 2:
-                data[at:at] = rng.randbytes(rng.randint(1, 16))
-            elif action == 3:
-                data[at:at + 4] = rng.choice(extremes)
-            else:
-                data[at] ^= 1 << rng.randrange(8)
-        data = bytes(data[:MAX_LEN])
-        try:
-            target(data)
-        except Exception as exc:  # a finding
-            _record(findings_path, seen, data, exc)
-        done += 1
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # stopped early: still say how far it got
+    try:
+        while done < runs and time.monotonic() - started < seconds:
+            done += _mutate_once(target, corpus, rng, extremes, findings_path, seen)
+    except KeyboardInterrupt:
+        pass
     print(f"Done {done} runs in {int(time.monotonic() - started)} second(s)", file=sys.stderr)
+
+
+def _mutate_once(target, corpus: list[bytes], rng, extremes: tuple[bytes, ...], findings_path: str,
+                 seen: set) -> int:
+    """One mutated input through the target; returns 1, the count of inputs run."""
+    data = bytearray(rng.choice(corpus))
+    for _ in range(rng.randint(1, 6)):
+        if not data:
+            data += rng.randbytes(rng.randint(1, 64))
+            continue
+        at, action = rng.randrange(len(data)), rng.randrange(5)
+        if action == 0:
+            data[at] = rng.randrange(256)
+        elif action == 1:
+            del data[at:]
+        elif action == 2:
+            data[at:at] = rng.randbytes(rng.randint(1, 16))
+        elif action == 3:
+            data[at:at + 4] = rng.choice(extremes)
+        else:
+            data[at] ^= 1 << rng.randrange(8)
+    data = bytes(data[:MAX_LEN])
+    try:
+        target(data)
+    except Exception as exc:  # a finding
+        _record(findings_path, seen, data, exc)
+    return 1
 
 
 def run_target(name: str, *, runs: int | None, seconds: int | None, engine: str = "atheris") -> dict:
