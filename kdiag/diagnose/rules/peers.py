@@ -32,8 +32,11 @@ def _per_endpoint(kind: str, build: Callable[[Probed, str], Finding]) -> Callabl
     return check
 
 
-def _confirm(target: Probed) -> str:
-    return f"kdiag bootstrap {hostport(target.endpoint.host, target.endpoint.port)} --timeout 30"
+def _about(target: Probed, finding_id: str, title: str, explanation: str, said: str, fix: str) -> Finding:
+    """A finding on one endpoint: ``said`` (what the probe saw) as evidence, and how to confirm the fix."""
+    confirm = f"kdiag bootstrap {hostport(target.endpoint.host, target.endpoint.port)} --timeout 30"
+    return finding(finding_id, "error", f"{_where(target)} {title}", explanation,
+                   {**target.evidence, "what": said}, f"{fix} Then confirm:\n  {confirm}")
 
 
 def _stalled_everywhere(report: Report) -> tuple[Finding, ...]:
@@ -53,43 +56,43 @@ def _stalled_everywhere(report: Report) -> tuple[Finding, ...]:
 
 
 def _stalled(target: Probed, said: str) -> Finding:
-    return finding(
-        "BROKER_STALLED", "error", f"{_where(target)} started to answer, then stalled",
+    return _about(
+        target, "BROKER_STALLED", "started to answer, then stalled",
         f"The connection is up and the peer began a Kafka answer, but it did not finish within the time kdiag "
         f"allowed: {said}. A Kafka broker answers in milliseconds; a client waits for request.timeout.ms (30 s by "
         "default) and then reconnects, over and over, reporting timeouts rather than the cause. Usual causes: an "
         "overloaded or hung broker (GC pauses, a full disk, a stuck request handler), a proxy or load balancer "
         "that accepts connections it cannot forward, or a path that drops large packets (an MTU black hole: "
         "small requests pass, the larger answer never arrives).",
-        {**target.evidence, "what": said},
+        said,
         "Check the broker's health (its server.log, GC log, request-handler idle ratio) and the path to it: "
-        "ping -M do -s 1472 <host> shows an MTU problem. Then confirm:\n  " + _confirm(target))
+        "ping -M do -s 1472 <host> shows an MTU problem.")
 
 
 def _closed(target: Probed, said: str) -> Finding:
-    return finding(
-        "BROKER_CLOSED_CONNECTION", "error", f"{_where(target)} closed the connection in the middle of the conversation",
+    return _about(
+        target, "BROKER_CLOSED_CONNECTION", "closed the connection in the middle of the conversation",
         f"The peer accepted the connection and then closed it instead of answering: {said}. A broker closes a "
         "connection on a request it will not serve (one it cannot parse, or one a listener needing authentication "
         "will not take before it); a proxy closes what it cannot forward; a broker that is shutting down or "
         "crashing closes everything. Clients report a disconnect and retry without end.",
-        {**target.evidence, "what": said},
+        said,
         "Look in the broker's server.log at the time of the run for the reason it closed the connection "
         "(\"Unexpected error from /<client>\", \"Failed authentication\", a shutdown); if a proxy or load balancer "
-        "sits in front, check its log and its backend health. Then confirm:\n  " + _confirm(target))
+        "sits in front, check its log and its backend health.")
 
 
 def _too_large(target: Probed, said: str) -> Finding:
-    return finding(
-        "RESPONSE_TOO_LARGE", "error", f"{_where(target)} answered with a response larger than any real one",
+    return _about(
+        target, "RESPONSE_TOO_LARGE", "answered with a response larger than any real one",
         f"The peer's answer declared a size no Kafka broker sends for that request: {said}. kdiag refused it "
         "unread, as it bounds what it buffers (SECURITY.md lists the limits). A real broker's ApiVersions answer is a "
         "few kilobytes; this is a broken or hostile peer, or a different protocol whose first bytes read as a huge "
         "size. A Java client would try to allocate it (java.lang.OutOfMemoryError), librdkafka gives up with "
         "'Invalid response size'.",
-        {**target.evidence, "what": said},
+        said,
         "Find out what listens on that address (ss -ltnp on its host, or the proxy in front of it) and point the "
-        "client at the Kafka listener. Then confirm:\n  " + _confirm(target))
+        "client at the Kafka listener.")
 
 
 RULES = (
