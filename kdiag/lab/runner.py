@@ -218,7 +218,8 @@ def _start_process(live: LiveTopology, process: LabProcess) -> None:
     log_path = live.state_dir / f"process-{process.name}.log"
     with log_path.open("wb") as log:
         try:
-            started = live.popen(process.host, process.argv, stdin=subprocess.DEVNULL, stdout=log,
+            started = live.popen(process.host, [in_run(arg, live.state_dir) for arg in process.argv],
+                                 stdin=subprocess.DEVNULL, stdout=log,
                                  stderr=subprocess.STDOUT, start_new_session=True)
         except OSError as error:
             raise LabError(f"step {step} failed: {error}", step=step, argv=process.argv) from None

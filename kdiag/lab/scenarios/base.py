@@ -54,7 +54,7 @@ STAGE_STATUSES = ("ok", "warn", "fail", "skip")
 EXIT_CODES = (0, 1)
 """A vantage ends healthy (0) or with problems found (1); usage errors (2) are not scenarios."""
 STATE_DIR = "{state_dir}"
-"""Stands for the run's state directory in a :class:`LabStep`'s ``argv``, in the values of a broker's
+"""Stands for the run's state directory in a :class:`LabStep`'s or :class:`LabProcess`'s ``argv``, in the values of a broker's
 ``overrides`` and in a vantage's ``args``: where a step leaves files for the brokers and the clients."""
 _SCENARIO_NAME = re.compile(r"[a-z][a-z0-9]*(?:-[a-z0-9]+)*")
 
