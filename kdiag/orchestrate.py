@@ -298,6 +298,9 @@ class _Run:
         elif attempts and attempts[-1].status == "not_probed":
             self.sasl_not_probed = True
             status, summary = "warn", _sasl_summary(attempts[-1])
+            if self.security.sasl.mechanism == "GSSAPI":
+                detail = replace(detail, kerberos=self.check_kerberos(conns))
+                summary += "; " + _kerberos_summary(detail.kerberos)
             if self.options.roundtrip:
                 summary += "; the round trip logs in with the client library instead"
         else:
@@ -305,6 +308,14 @@ class _Run:
                 "the run's deadline passed before SASL"
         self.record(Stage("sasl", status, elapsed_ms(started), summary, detail))
         return chosen, failures
+
+    def check_kerberos(self, conns: list[tuple[Endpoint, KafkaConnection]]):
+        """GSSAPI: the service principal a client asks for on each bootstrap host, and whether the KDC knows it."""
+        from probes import kerberos
+
+        service = self.options.client_settings.get("sasl.kerberos.service.name") or "kafka"
+        hosts = [endpoint.host for endpoint, _conn in conns]
+        return kerberos.check_service_principals(hosts, service=service, timeout=self.deadline.cap(3.0))
 
     # --- metadata -------------------------------------------------------------------------------
 
@@ -573,6 +584,20 @@ def _broker_problem(broker: BrokerReport) -> str:
     if broker.identity.status == "wrong_broker":
         return "leads to a different broker"
     return f"kafka {broker.kafka.status}"
+
+
+def _kerberos_summary(check) -> str:
+    """``the KDC knows kafka/host@REALM`` or what it said, for the sasl stage's summary."""
+    parts = []
+    for principal in check.principals:
+        name = principal.kdc_principal or principal.principal
+        if principal.kdc_status == "ok":
+            parts.append(f"the KDC knows {name}")
+        elif principal.kdc_status == "unknown":
+            parts.append(f"the KDC does not know {name}")
+        else:
+            parts.append(f"a client asks for {name} ({principal.kdc_status.replace('_', ' ')})")
+    return "; ".join(parts)
 
 
 def _sasl_summary(result: SaslResult) -> str:

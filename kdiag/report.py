@@ -27,6 +27,7 @@ from kdiag import __version__
 from kdiag.capture.model import CaptureSummary
 from kdiag.finding import Finding
 from kdiag.jsonform import ReportFormatError, from_json, loads, to_json
+from probes.kerberos import KerberosCheck
 from probes.results import (
     DnsResult,
     IdentityCheck,
@@ -107,6 +108,7 @@ class SaslDetail:
 
     attempts: tuple[SaslResult, ...] = ()
     reason: str | None = None
+    kerberos: KerberosCheck | None = None  # GSSAPI: the service principals a client asks for, and the KDC's word
 
 
 @dataclass(frozen=True)

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
 from kdiag.diagnose.rule import Rule
-from kdiag.diagnose.rules import (addressing, advertised, bootstrap, idle, ingress, listeners, loadbalancer, peers,
-                                  protocol, sasl, tls, topics)
+from kdiag.diagnose.rules import (addressing, advertised, bootstrap, idle, ingress, kerberos, listeners, loadbalancer,
+                                  peers, protocol, sasl, tls, topics)
 from kdiag.finding import Finding, by_severity
 from kdiag.report import Report
 
-CATALOG: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + peers.RULES + tls.RULES + sasl.RULES + advertised.RULES + topics.RULES
+CATALOG: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + peers.RULES + tls.RULES + sasl.RULES + kerberos.RULES + advertised.RULES + topics.RULES
                              + listeners.RULES + addressing.RULES + loadbalancer.RULES + ingress.RULES
                              + idle.RULES)
 
