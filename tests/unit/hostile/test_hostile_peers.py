@@ -255,3 +255,24 @@ def test_tls_server_that_never_finishes_its_handshake_is_bounded_with_a_finding(
     stalled = findings(report)["BROKER_STALLED"]
     assert "the TLS handshake did not finish after receiving `\\x16\\x03\\x03`" in stalled["evidence"]["what"]
     assert_bounded(seconds, rss, startup)
+
+
+def test_responses_in_flight_beyond_the_run_budget_are_refused_unread(monkeypatch):
+    """Many brokers each sending a Metadata answer under its own cap must still not add up past the budget."""
+    import probes.kafka as kafka
+    from probes.codec import MetadataRequest
+
+    monkeypatch.setattr(kafka, "IN_FLIGHT", kafka._Budget(10_000))
+    held = kafka.IN_FLIGHT
+    assert held.reserve(8_000)  # other connections' answers being received
+    client, server = socket.socketpair()
+    try:
+        conn = kafka.KafkaConnection(client)
+        server.sendall(b"\x00\x00\x10\x00" + b"\x00" * 16)  # a 4096-byte answer declared, more than is left
+        with pytest.raises(kafka.KafkaProbeError) as raised:
+            conn.request(MetadataRequest(version=1, topics=None), timeout=2)
+        assert raised.value.foreign.kind == "too_large" and "budget" in str(raised.value)
+        assert held.available() == 2_000, "what the refused answer reserved is given back"
+    finally:
+        client.close()
+        server.close()
