@@ -32,6 +32,7 @@ TLS_FAILED = "tls_failed"  # a TLS handshake failed, reason not in the line
 SASL_NEEDED = "sasl_needed"  # the listener wants SASL, the client sends none
 SASL_MECHANISM = "sasl_mechanism"  # the client's mechanism is not enabled on the listener
 SASL_CREDENTIALS = "sasl_credentials"  # the broker rejected the credentials
+KERBEROS_PRINCIPAL = "kerberos_principal"  # the KDC does not know the service principal asked for (detail: it)
 TOPIC_MISSING = "topic_missing"
 TOPIC_DENIED = "topic_denied"
 NO_LEADER = "no_leader"  # detail: LEADER_NOT_AVAILABLE | LISTENER_NOT_FOUND

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, HOST,
-                                     HOSTPORT, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
+                                     HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      Pattern, ScanState, Sighting, client_certificate_symptom, dns_status,
@@ -203,6 +203,16 @@ def _rd_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]
          "credentials with SASL mechanism SCRAM-SHA-512")
 def _rd_authentication_failure(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS)
+
+
+@pattern("librdkafka.kerberos_principal_unknown", LIBRDKAFKA, "not found in Kerberos database",
+         r"Server (?P<principal>\S+) not found in Kerberos database",
+         "%2|1795607387.750|LIBSASL|rdkafka#producer-1| [thrd:sasl_plaintext://kafka.example.test:9094/bootstrap]: "
+         "sasl_plaintext://kafka.example.test:9094/bootstrap: GSSAPI Error: Unspecified GSS failure.  Minor code may "
+         "provide more information (Server kafka/server1.example.test@EXAMPLE.TEST not found in Kerberos database)")
+def _rd_kerberos_principal(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # Cyrus SASL's GSSAPI plugin (LIBSASL), then librdkafka's FAIL line quoting it: the KDC's own words.
+    yield RdBroker.find(m.string).sighting(KERBEROS_PRINCIPAL, detail=m.group("principal"))
 
 
 @pattern("librdkafka.invalid_response_size", LIBRDKAFKA, "Invalid response size",
