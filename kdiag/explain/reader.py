@@ -29,7 +29,14 @@ BLOCK_SIZE = 1 << 20
 LINES_PER_BLOCK = 4096
 """Lines per block when the input is already lines (TEXT on the command line)."""
 
+MAX_BYTES = 4 << 30
+"""Bytes read of one log, after decompression: a .gz of a few MB can inflate to terabytes."""
+
 _GZIP_MAGIC = b"\x1f\x8b"
+
+
+class LogTooLarge(OSError):
+    """The log (decompressed) is larger than ``MAX_BYTES``: an I/O error to the command, one line and exit 2."""
 
 
 @dataclass(frozen=True)
@@ -104,9 +111,15 @@ def _ungzipped(stream: IO[bytes]) -> IO[bytes]:
     return stream
 
 
-def _decoded(stream: IO[bytes], decoder: codecs.IncrementalDecoder, block_size: int) -> Iterator[str]:
+def _decoded(stream: IO[bytes], decoder: codecs.IncrementalDecoder, block_size: int,
+             max_bytes: int = MAX_BYTES) -> Iterator[str]:
+    total = 0
     while True:
         raw = stream.read(block_size)
+        total += len(raw)
+        if total > max_bytes:
+            raise LogTooLarge(f"the log is larger than {max_bytes >> 20} MiB (decompressed); give kdiag the part "
+                              "around the failure")
         text = decoder.decode(raw, final=not raw)
         if text:
             yield text

@@ -164,3 +164,16 @@ def test_diff_stage_name_that_is_a_list_names_the_stage(tmp_path):
     data["stages"][0]["name"] = ["dns"]
     assert_one_line_usage_error(*run("diff", report_file(tmp_path, json.dumps(data)),
                                      report_file(tmp_path, json.dumps(real_report()), "b.json")), "stages[0]")
+
+
+def test_explain_gzip_bomb_stops_at_the_decompressed_cap(tmp_path, monkeypatch):
+    import gzip
+
+    from kdiag.explain import reader
+
+    monkeypatch.setattr(reader, "MAX_BYTES", 1 << 20)
+    monkeypatch.setattr(reader._decoded, "__defaults__", (1 << 20,))
+    bomb = tmp_path / "bomb.log.gz"
+    bomb.write_bytes(gzip.compress(b"A" * (8 << 20)))  # 8 MiB of one line from 8 KB
+    status, stdout, stderr = run("explain", "--file", str(bomb))
+    assert_one_line_usage_error(status, stdout, stderr, "larger than 1 MiB")
