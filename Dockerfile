@@ -9,10 +9,10 @@
 # Build arguments:
 #   BASE     the base image; any Debian-based image with python3 >= 3.11 and its venv module
 #            (default python:3.11-slim; scripts/image builds here from a local debootstrap base).
-#   EXTRAS   kdiag's optional extras besides watch (always in), comma-separated: EXTRAS=capture for
-#            `--capture`, which
-#            also installs libpcap and needs root with CAP_NET_RAW at run time (--user 0
-#            --cap-add NET_RAW): not possible under Kubernetes' restricted pod security.
+#   EXTRAS   kdiag's optional extras besides watch (always in), comma-separated. EXTRAS=capture
+#            for `--capture` (scapy, and libpcap if the base lacks it), which needs root with
+#            CAP_NET_RAW at run time (--user 0 --cap-add NET_RAW): not under Kubernetes' restricted
+#            pod security, so not for the sidecar.
 #
 # An HTTPS proxy's CA for the package index, if the build needs one, is passed as a build secret
 # and never stored in a layer:  --secret id=ca,src=/etc/ssl/certs/ca-certificates.crt

@@ -42,7 +42,7 @@ import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
-from bench.common import RESULTS, kdiag_argv, summarise, write_results
+from bench.common import RESULTS, ensure_bytecode, kdiag_argv, summarise, write_results
 from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, loopback_specs
 
 SIZE_TARGET_MB = 250
@@ -251,19 +251,20 @@ def summary_md(results: dict) -> str:
         "",
         "| what | figure | target |",
         "| --- | --- | --- |",
-        f"| image size (EXTRAS={results['extras'] or 'none'}) | {size_mb:.0f} MB | ≤ {SIZE_TARGET_MB} MB "
-        f"{'met' if size_mb <= SIZE_TARGET_MB else 'NOT met'} |",
+        f"| image size (EXTRAS={results['extras'] or 'none'}) | {size_mb:.0f} MB | "
+        + ("(the target is for the image without extras)" if results["extras"] else
+           f"≤ {SIZE_TARGET_MB} MB {'met' if size_mb <= SIZE_TARGET_MB else 'NOT met'}") + " |",
         f"| of which the base (Debian minbase + python3) | {results['base_bytes'] / 1e6:.0f} MB | |",
         f"| of which kdiag's layers (the venv, the user) | {(results['size_bytes'] - results['base_bytes']) / 1e6:.0f} MB | |",
-        f"| `podman build`, this run ({'cold: no layer cached' if results['cold'] else 'warm: the base and the dependency layers cached'}) "
+        f"| `podman build`, this run ({'cold: no layer cached' if results['cold'] else 'the base image cached'}) "
         f"| {results['build_seconds']:.0f} s | |",
-        f"| `kdiag bootstrap` from the image, healthy broker | {results['bootstrap_s']:.2f} s | |",
     ]
     cold = results.get("last_cold_build")
     if cold and not results["cold"]:
         lines.append(f"| `podman build`, cold (no layer cached; {cold['measured_at']}) | {cold['build_seconds']:.0f} s | |")
     if cold and cold["base_seconds"] > 30:
         lines.append(f"| the base: debootstrap, trim, import (once; then cached) | {cold['base_seconds']:.0f} s | |")
+    lines.append(f"| `kdiag bootstrap` from the image, healthy broker | {results['bootstrap_s']:.2f} s | |")
     watch = results["watch"]
     lines += [
         f"| start to first HTTP answer (`/livez`), image (median of {watch['image_http']['runs']}) | "
@@ -274,6 +275,11 @@ def summary_md(results: dict) -> str:
         f"| the same from this machine's own install | {watch['host_ready']['median_s']:.2f} s | "
         f"image/host {watch['ready_ratio']}× |",
         f"| SIGTERM to exit (median) | {watch['sigterm_exit']['median_s']:.2f} s | ≤ {STOP_LIMIT:.0f} s |",
+        "",
+        "Start-up is timed from the process's start (for the image, the `unshare` and `chroot` that stand in "
+        "for the container runtime) to the first answer, polled every 10 ms; `/readyz` adds the first probe "
+        "of a healthy broker on loopback. Image and host runs alternate, configured by `KDIAG_*` variables "
+        "only; the host's is this tree's kdiag with its bytecode compiled.",
     ]
     return "\n".join(lines)
 
@@ -304,10 +310,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     runner = ImageRunner(args.image, args.rootfs)
+    ensure_bytecode()  # the reference, this tree's kdiag, compiled as an install is
     check(runner.user.split(":")[0] not in ("0", "root", ""), f"the image runs as non-root ({runner.user})")
     check(runner.entrypoint == ["kdiag"] and runner.cmd == ["watch"],
           f"ENTRYPOINT {runner.entrypoint}, CMD {runner.cmd}")
-    results: dict = {"title": "The container image", "image": args.image, "extras": args.extras,
+    title = "The container image" + (f" (EXTRAS={args.extras})" if args.extras else "")
+    results: dict = {"title": title, "image": args.image, "extras": args.extras,
                      "size_bytes": args.size_bytes, "base_bytes": args.base_bytes,
                      "build_seconds": args.build_seconds, "base_seconds": args.base_seconds,
                      "cold": args.cold, "last_cold_build": last_cold_build(args)}
