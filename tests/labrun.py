@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from contextlib import ExitStack
+from typing import Any
 
 from kdiag.lab.runner import LiveScenario, VantageRun, scenario_up
 from kdiag.lab.scenarios import get_scenario
@@ -33,3 +35,21 @@ def assert_as_expected(run: VantageRun) -> None:
         f"from {vantage.name} ({run.command}): expected {vantage.expect.summary()}, got {run.found()}:\n  "
         + "\n  ".join(run.differences) + f"\nstderr: {run.stderr[-2000:]}"
     )
+
+
+Check = Callable[[VantageRun], None]
+
+
+class Checks(dict[tuple[str, str], Check]):
+    """Closer looks at one vantage's run, by (scenario, vantage): ``@checks.of("nat", "laptop")`` registers one."""
+
+    def of(self, scenario: str, vantage: str) -> Callable[[Check], Check]:
+        def register(function: Check) -> Check:
+            self[(scenario, vantage)] = function
+            return function
+        return register
+
+
+def finding_in(run: VantageRun, finding_id: str) -> dict[str, Any]:
+    """The run's finding with that id (StopIteration if there is none)."""
+    return next(f for f in run.report["findings"] if f["id"] == finding_id)

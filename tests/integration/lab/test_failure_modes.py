@@ -11,14 +11,13 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from collections.abc import Callable
 
 import pytest
 
 from kdiag.lab.runner import VantageRun
 from kdiag.lab.scenarios import get_scenario
 from tests.lab_golden import assert_matches_golden
-from tests.labrun import assert_as_expected
+from tests.labrun import Checks, assert_as_expected, finding_in
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
@@ -37,19 +36,9 @@ NO_GOLDEN = {
 }
 """Scenarios whose reports vary from run to run beyond what tests/lab_golden.py neutralises, and why."""
 
-Check = Callable[[VantageRun], None]
-CHECKS: dict[tuple[str, str], Check] = {}
-
-
-def check(scenario: str, vantage: str) -> Callable[[Check], Check]:
-    def register(function: Check) -> Check:
-        CHECKS[(scenario, vantage)] = function
-        return function
-    return register
-
-
-def finding(run: VantageRun, finding_id: str) -> dict:
-    return next(f for f in run.report["findings"] if f["id"] == finding_id)
+CHECKS = Checks()
+check = CHECKS.of
+finding = finding_in
 
 
 def stage(run: VantageRun, name: str) -> dict:

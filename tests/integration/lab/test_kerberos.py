@@ -1,0 +1,87 @@
+"""Failure mode #18, Kerberos / reverse DNS, with a real MIT KDC: kdiag from every vantage, and real kcat.
+
+``kerberos-principal-mismatch`` (:mod:`kdiag.lab.scenarios.kerberos`) comes up once: krb5kdc in its own
+namespace, a broker with a GSSAPI listener and its keytab, clients holding alice's ticket. Each vantage's
+``kdiag bootstrap`` must end as the scenario says (and match its golden report); then kcat, with GSSAPI
+through Cyrus SASL and MIT Kerberos, logs in where the principal exists and fails with the KDC's own
+words where it does not, and ``kdiag explain`` names the same finding on those real lines.
+``KDIAG_CAPTURE_FIXTURES=1`` writes kcat's output to ``tests/fixtures/client_logs/kerberos.*.log``.
+Needs root and the Debian krb5 packages (scripts/setup); never skips.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from pathlib import Path
+
+import pytest
+
+from kdiag.explain.engine import explain_text
+from kdiag.lab.scenarios.kerberos import GSSAPI_PORT, KERBEROS_PRINCIPAL_MISMATCH, MACHINE_NAME, REALM
+from kdiag.lab.scenarios.healthy import SERVER_IP, SERVER_NAME
+from tests.lab_golden import assert_matches_golden
+from tests.labrun import assert_as_expected
+
+pytestmark = [pytest.mark.netns, pytest.mark.broker]
+
+SCENARIO = KERBEROS_PRINCIPAL_MISMATCH
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "client_logs"
+KCAT_SECONDS = 30.0
+RUN_SECONDS = 15.0
+
+
+@pytest.mark.parametrize("vantage", SCENARIO.vantages, ids=[v.name for v in SCENARIO.vantages])
+def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, vantage) -> None:
+    run = lab(SCENARIO.name).run(vantage)
+    assert_as_expected(run)
+    assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
+    kerberos = next(s for s in run.report["stages"] if s["name"] == "sasl")["detail"]["kerberos"]
+    assert kerberos["ccache_principal"] == f"alice@{REALM}"
+    assert_matches_golden(run)
+
+
+def test_the_laptops_principal_comes_from_the_reverse_dns_and_the_name_as_written_exists(lab) -> None:
+    vantage = next(v for v in SCENARIO.vantages if v.name == "laptop-rdns")
+    run = lab(SCENARIO.name).run(vantage)
+    evidence = next(f for f in run.report["findings"] if f["id"] == "KERBEROS_PRINCIPAL_UNKNOWN")["evidence"]
+    assert evidence["principal"] == f"kafka/{MACHINE_NAME}@{REALM}"
+    assert evidence["reverse_dns"] == MACHINE_NAME and evidence["rdns"] is True
+    assert evidence["literal_principal"] == f"kafka/{SERVER_NAME}@{REALM}" and evidence["literal_known"] is True
+
+
+def kcat(live, host: str, bootstrap: str) -> tuple[str, int]:
+    """kcat -L with GSSAPI from ``host``, as a user configures it (keytab and principal: librdkafka runs kinit);
+    returns the paste (``$ command``, then its output) and the exit status."""
+    keytab = live.live.state_dir / "kdc" / "alice.keytab"
+    argv = ["kcat", "-b", bootstrap, "-L", "-m", "5", "-X", "security.protocol=SASL_PLAINTEXT",
+            "-X", "sasl.mechanisms=GSSAPI", "-X", "sasl.kerberos.service.name=kafka",
+            "-X", f"sasl.kerberos.keytab={keytab}", "-X", f"sasl.kerberos.principal=alice@{REALM}"]
+    done = live.live.run(host, argv, timeout=KCAT_SECONDS)
+    return f"$ {shlex.join(argv)}\n{done.stdout}{done.stderr}", done.returncode
+
+
+CAPTURES = {  # fixture name: (host, bootstrap, the principal the KDC does not know)
+    "kerberos.rdns.kcat_list": ("laptop", f"{SERVER_NAME}:{GSSAPI_PORT}", f"kafka/{MACHINE_NAME}@{REALM}"),
+    "kerberos.by_address.kcat_list": ("app-server", f"{SERVER_IP}:{GSSAPI_PORT}", f"kafka/{SERVER_IP}@{REALM}"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CAPTURES))
+def test_kcat_fails_with_the_kdcs_words_and_explain_names_the_principal(lab, name) -> None:
+    host, bootstrap, principal = CAPTURES[name]
+    paste, status = kcat(lab(SCENARIO.name), host, bootstrap)
+    if os.environ.get("KDIAG_CAPTURE_FIXTURES"):
+        FIXTURES.mkdir(parents=True, exist_ok=True)
+        (FIXTURES / f"{name}.log").write_text(paste)
+    assert status != 0 and f"Server {principal} not found in Kerberos database" in paste, paste
+    explanation = explain_text(paste)
+    first = explanation.findings[0]
+    assert first.id == "KERBEROS_PRINCIPAL_UNKNOWN", explanation.findings
+    assert principal in first.title and principal in first.fix
+
+
+def test_kcat_logs_in_with_gssapi_where_the_kdc_knows_the_principal(lab) -> None:
+    paste, status = kcat(lab(SCENARIO.name), "app-server", f"{SERVER_NAME}:{GSSAPI_PORT}")
+    assert status == 0 and f"broker 1 at {SERVER_NAME}:{GSSAPI_PORT}" in paste, paste
+    assert "not found in Kerberos database" not in paste
