@@ -281,6 +281,9 @@ def summary_md(results: dict) -> str:
         "of a healthy broker on loopback. Image and host runs alternate, configured by `KDIAG_*` variables "
         "only; the host's is this tree's kdiag with its bytecode compiled.",
     ]
+    if "capture" in results["extras"].split(","):
+        lines += ["", "`kdiag bootstrap --capture` from this image: refused in one line (exit 2) as user 10001; as root "
+                  "(`--user 0 --cap-add NET_RAW`) it captures the run's own Kafka connection."]
     return "\n".join(lines)
 
 
