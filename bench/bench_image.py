@@ -6,8 +6,9 @@ Run by ``scripts/image`` after it built the image, with the image mounted (``pod
 
 ``podman run`` is refused on this machine (setrlimit without CAP_SYS_RESOURCE), so the image's own
 ENTRYPOINT and CMD, with its environment and working directory, are run from a chroot into the mounted
-image, as a restricted pod runs them: user 10001, the root file system read-only, ``/var/lib/kdiag``
-(the spool's ``emptyDir``) and ``/tmp`` on tmpfs, in a private mount namespace (``unshare``). The
+image, as a restricted pod runs them: user 10001 with no capability (none in its bounding set either)
+and no_new_privs, the root file system read-only, ``/var/lib/kdiag`` (the spool's ``emptyDir``) and
+``/tmp`` on tmpfs, in a private mount namespace (``unshare``). The
 network is the host's, so the image's kdiag probes a real single-node broker started here on loopback.
 
 The smoke test, every step of which must pass (exit 1 otherwise):
@@ -51,7 +52,9 @@ READY_TIMEOUT = 60.0
 STOP_LIMIT = 2.0
 
 # A restricted pod, from a chroot: a private mount namespace, the image read-only, the writable places
-# on tmpfs, then the image's user, environment and working directory.
+# on tmpfs, then (with the image's own setpriv) the image's user with every capability dropped and
+# no_new_privs (capabilities: drop [ALL], allowPrivilegeEscalation: false), its environment and
+# working directory.
 _RESTRICTED = r"""
 set -eu
 root=$1 user=$2 workdir=$3; shift 3
@@ -62,7 +65,11 @@ mount -t proc proc "$root/proc"
 mount --rbind /dev "$root/dev"
 mount -t tmpfs -o mode=1777,size=64m tmpfs "$root/tmp"
 mount -t tmpfs -o uid=${user%%:*},gid=${user##*:},mode=0750,size=64m tmpfs "$root/var/lib/kdiag"
-exec chroot --userspec="$user" "$root" /usr/bin/env -i -C "$workdir" "$@"
+if [ "$user" = 0:0 ]; then  # docker run --user 0: root with the runtime's capabilities
+    exec chroot "$root" /usr/bin/env -i -C "$workdir" "$@"
+fi
+exec chroot "$root" /usr/bin/setpriv --reuid="${user%%:*}" --regid="${user##*:}" --clear-groups \
+    --inh-caps=-all --bounding-set=-all --no-new-privs /usr/bin/env -i -C "$workdir" "$@"
 """
 
 
