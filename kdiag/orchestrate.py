@@ -143,6 +143,9 @@ class _Run:
                 other_listeners = self.scan_other_listeners(None, refused=refused)
         if not options.roundtrip:
             self.skip("roundtrip", "disabled with --no-roundtrip")
+        elif self.sasl_not_probed and self.security.sasl.mechanism == "GSSAPI" and not _library_has_gssapi():
+            self.skip("roundtrip", "confluent-kafka's librdkafka is built without GSSAPI: no Kerberos login to "
+                      "round-trip with (the sasl stage says which service principal a client asks for)")
         elif self.sasl_not_probed:
             self.stage_roundtrip(None)  # the client library authenticates where kdiag could not
         elif cluster is None or self.stage_named("advertised").failed:
@@ -584,6 +587,12 @@ def _broker_problem(broker: BrokerReport) -> str:
     if broker.identity.status == "wrong_broker":
         return "leads to a different broker"
     return f"kafka {broker.kafka.status}"
+
+
+def _library_has_gssapi() -> bool:
+    from probes.kerberos import client_library_has_gssapi
+
+    return client_library_has_gssapi()
 
 
 def _kerberos_summary(check) -> str:

@@ -273,6 +273,20 @@ def check_service_principals(hosts: Sequence[str], *, service: str = "kafka", ti
                          round((time.monotonic() - started) * 1000, 1))
 
 
+def client_library_has_gssapi() -> bool:
+    """Whether confluent-kafka's librdkafka can log in with GSSAPI (its wheels are built without it)."""
+    try:
+        from confluent_kafka import KafkaException, Producer
+    except ImportError:
+        return False
+    try:
+        Producer({"security.protocol": "SASL_PLAINTEXT",  # no bootstrap.servers: it connects nowhere
+                  "sasl.mechanisms": "GSSAPI", "sasl.kerberos.kinit.cmd": "true", "log_level": 0})
+    except KafkaException:
+        return False  # "No provider for SASL mechanism GSSAPI: recompile librdkafka with libsasl2 ..."
+    return True
+
+
 def _replace(principal: ServicePrincipal, **changes: object) -> ServicePrincipal:
     from dataclasses import replace
 
