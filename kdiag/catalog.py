@@ -189,7 +189,7 @@ _TEXTS: dict[str, _Text] = {
         "The KDC has no service principal for the name a GSSAPI client connects to: sasl.kerberos.service.name/"
         "host@REALM, the host canonicalised as MIT Kerberos does (forward lookup, then reverse DNS with rdns = "
         "true). librdkafka: 'Server kafka/...@REALM not found in Kerberos database'; Java: LOOKING_UP_SERVER.",
-        (SASL,),
+        (SASL, EXPLAIN),
         "Use the host name in the broker's principal (not an address), rdns = false / dns_canonicalize_hostname = "
         "false in krb5.conf when the name as written is right, or create the principal the client asks for and "
         "put it in the broker's keytab; check with kvno -S kafka HOST."),
