@@ -41,7 +41,8 @@ def _produce(bootstrap: str, topic: str, values: list[str]) -> None:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
-    AdminClient({"bootstrap.servers": bootstrap}).create_topics([NewTopic(topic, 3, 1)])[topic].result(30)
+    admin = AdminClient({"bootstrap.servers": bootstrap})  # kept alive until its future resolves
+    admin.create_topics([NewTopic(topic, 3, 1)])[topic].result(30)
     producer = Producer({"bootstrap.servers": bootstrap, "linger.ms": 20})
     for n, value in enumerate(values):
         producer.produce(topic, value.encode("utf-8"), key=str(n % 7).encode())
