@@ -10,6 +10,7 @@ the KDC with ``kvno`` through the client's own credentials cache. This rule read
 from __future__ import annotations
 
 from kdiag.diagnose.facts import hostport
+from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.finding import Finding
 from kdiag.report import Report, SaslDetail
@@ -43,7 +44,7 @@ def _finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) 
     by_reverse_dns = bool(principal.reverse_name) and host_part == principal.reverse_name.lower().rstrip(".") \
         and host_part != principal.host.lower()
     by_canonical = not by_reverse_dns and host_part != principal.host.lower()
-    is_address = _is_address(principal.host)
+    is_address = classify_host(principal.host).is_ip
     how = f"the name it connects to, {principal.host}"
     if by_reverse_dns:
         how += (f", resolved to {principal.address} and canonicalised through the reverse DNS (PTR) of that address "
@@ -92,16 +93,6 @@ def _finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) 
                 "default_realm": config.default_realm, "krb5_conf": config.path,
                 "client_principal": check.ccache_principal, "kdc_message": principal.kdc_message}
     return finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title, explanation, evidence, "\n".join(lines))
-
-
-def _is_address(host: str) -> bool:
-    import ipaddress
-
-    try:
-        ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        return False
-    return True
 
 
 RULES = (
