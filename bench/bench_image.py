@@ -18,8 +18,10 @@ The smoke test, every step of which must pass (exit 1 otherwise):
 2. ``kdiag watch``, the image's default command: started as the image starts it (CMD,
    configured by ``KDIAG_*`` variables only), ``/readyz`` answers 200 — the time from the process's
    start to that first 200 is the benchmark, against the same ``kdiag watch`` run from this machine's
-   own installation in the same run —, ``/livez`` 200, ``/metrics`` has ``kdiag_probe_success 1``,
-   ``/report`` is the last report, and SIGTERM ends it within 2 s;
+   own installation in the same run —, ``/livez`` 200, ``/metrics`` has ``kdiag_probe_success 1`` and
+   passes ``promtool check metrics``, ``/probe?target=BROKER`` answers that probe's metrics, the report
+   directory on the tmpfs "emptyDir" got the report, ``/report`` is the last report, and SIGTERM ends
+   it within 2 s;
 3. with ``--extras capture``: ``kdiag bootstrap --capture`` refuses in one line as the image's user,
    and captures the run's Kafka connection as root (``--user 0 --cap-add NET_RAW``).
 
@@ -217,7 +219,7 @@ def smoke_watch(runner: ImageRunner, bootstrap: str, logs: Path) -> dict:
         process, serving, ready = timed_start(runner.argv(None, watch_env(bootstrap, port, **more)), port, log)
         try:
             if run == 0:
-                smoke_endpoints(f"http://127.0.0.1:{port}")
+                smoke_endpoints(f"http://127.0.0.1:{port}", bootstrap)
         finally:
             figures["sigterm_exit"].append(stop(process))
         figures["image_http"].append(serving)
@@ -236,11 +238,16 @@ def smoke_watch(runner: ImageRunner, bootstrap: str, logs: Path) -> dict:
     return results
 
 
-def smoke_endpoints(base: str) -> None:
+def smoke_endpoints(base: str, bootstrap: str) -> None:
     check(http_get(f"{base}/livez")[0] == 200, "the image's kdiag watch: /livez 200")
     status, metrics = http_get(f"{base}/metrics")
     check(status == 200 and re.search(r"^kdiag_probe_success(\{[^}]*\})? 1(\.0)?$", metrics, re.M) is not None,
           "/metrics has kdiag_probe_success 1", metrics[-300:])
+    lint = subprocess.run(["promtool", "check", "metrics"], input=metrics, capture_output=True, text=True, timeout=60)
+    check(lint.returncode == 0, "promtool check metrics finds nothing in /metrics", (lint.stdout + lint.stderr)[-300:])
+    status, answer = http_get(f"{base}/probe?target={bootstrap}", timeout=30)
+    check(status == 200 and re.search(r"^kdiag_probe_success(\{[^}]*\})? 1(\.0)?$", answer, re.M) is not None,
+          f"/probe?target={bootstrap} answers its probe's metrics", answer[-300:])
     check("kdiag_build_info" in metrics, "/metrics has kdiag_build_info")
     delivered = re.search(r'^kdiag_sink_delivered_reports_total\{sink="directory"\} (\S+)$', metrics, re.M)
     check(delivered is not None and float(delivered.group(1)) >= 1,
