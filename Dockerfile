@@ -2,7 +2,7 @@
 # deploy/compose), or a one-off `kdiag bootstrap` from inside a cluster's network, which is exactly
 # the vantage point that matters: the client's. README "Container and deployment" has the details.
 #
-#   docker build -t kdiag .                                   # or: podman build -t kdiag .
+#   docker build -t kdiag .        # BuildKit (Docker >= 23's default), for RUN --mount; or podman build
 #   docker run --rm kdiag bootstrap kafka-0.kafka-headless:9092
 #   docker run --rm -p 9108:9108 -e KDIAG_BOOTSTRAP=kafka:9092 kdiag      # kdiag watch
 #
