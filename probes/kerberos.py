@@ -66,7 +66,8 @@ class ServicePrincipal:
     ``kdc_status``: ok (the KDC issued a ticket) | unknown (``Server ... not found in Kerberos database``)
     | no_credentials (no ticket in the cache to ask with) | kdc_unreachable | no_kvno | timeout | error.
     ``literal_status`` is the same for ``service/host@REALM`` taken as written (no canonicalisation),
-    when that is another name.
+    when that is another name. ``java_principal`` is what a Java client asks for instead (its own rules,
+    :func:`java_principal`), with ``java_status`` when it is neither of the other two.
     """
 
     host: str
@@ -81,6 +82,8 @@ class ServicePrincipal:
     kdc_message: str | None = None  # kvno's own words
     kvno: int | None = None
     literal_status: str | None = None
+    java_principal: str | None = None
+    java_status: str | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,8 @@ class KerberosCheck:
 
     @property
     def unknown(self) -> tuple[ServicePrincipal, ...]:
-        return tuple(p for p in self.principals if p.kdc_status == "unknown")
+        """The hosts whose principal the KDC does not know, as MIT Kerberos or as a Java client names it."""
+        return tuple(p for p in self.principals if "unknown" in (p.kdc_status, p.java_status))
 
 
 # --------------------------------------------------------------------------- krb5.conf
@@ -200,9 +204,27 @@ def expected_principal(host: str, service: str, config: Krb5Config, *, lookup: L
     literal_host = host.lower().rstrip(".")
     realm = config.realm_for(name) or ""
     literal_realm = config.realm_for(literal_host) or ""
+    java_host = java_service_host(host, canonical, reverse_name)
     return ServicePrincipal(host=host, service=service, principal=f"{service}/{name}@{realm}",
                             literal_principal=f"{service}/{literal_host}@{literal_realm}", address=address,
-                            canonical_host=canonical, reverse_name=reverse_name)
+                            canonical_host=canonical, reverse_name=reverse_name,
+                            java_principal=f"{service}/{java_host}@{config.realm_for(java_host) or ''}")
+
+
+def java_service_host(host: str, canonical: str | None, reverse_name: str | None) -> str:
+    """The host of a Java client's service principal. Kafka's Java client names the server by its connection's
+    ``InetAddress.getHostName()``: the name as given, or for an address literal its reverse DNS name; then the
+    JDK's Kerberos keeps the forward canonical name only when it extends that name (``kafka`` ->
+    ``kafka.example.test``), and never uses krb5.conf's rdns."""
+    literal = host.strip("[]")
+    try:
+        socket.inet_pton(socket.AF_INET6 if ":" in literal else socket.AF_INET, literal)
+        name = (reverse_name or literal).rstrip(".")
+    except OSError:
+        name = host
+        if canonical and canonical.lower().rstrip(".").startswith(host.lower().rstrip(".") + "."):
+            name = canonical
+    return name.lower().rstrip(".")
 
 
 # --------------------------------------------------------------------------- asking the KDC
@@ -264,11 +286,17 @@ def check_service_principals(hosts: Sequence[str], *, service: str = "kafka", ti
             checked.append(_replace(principal, kdc_status=status, kdc_message=ccache_error))
             continue
         status, asked, message, kvno = _kvno_outcome(["kvno", "-S", service, principal.host], left())
-        literal = None
-        if status in ("ok", "unknown") and (asked or principal.principal) != principal.literal_principal:
-            literal = _kvno_outcome(["kvno", principal.literal_principal], left())[0]
+        literal = java = None
+        known = {(asked or principal.principal): status}
+        if status in ("ok", "unknown"):
+            literal = known.get(principal.literal_principal) or _kvno_outcome(
+                ["kvno", principal.literal_principal], left())[0]
+            known[principal.literal_principal] = literal
+            if principal.java_principal:
+                java = known.get(principal.java_principal) or _kvno_outcome(
+                    ["kvno", principal.java_principal], left())[0]
         checked.append(_replace(principal, kdc_status=status, kdc_principal=asked, kdc_message=message, kvno=kvno,
-                                literal_status=literal))
+                                literal_status=literal, java_status=java))
     return KerberosCheck(config, service, owner.group(1) if owner else None, ccache_error, tuple(checked),
                          round((time.monotonic() - started) * 1000, 1))
 

@@ -34,6 +34,8 @@ def _principal_unknown(report: Report) -> tuple[Finding, ...] | None:
 
 
 def _finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) -> Finding:
+    if principal.kdc_status != "unknown":
+        return _java_finding(report, check, principal)
     asked = principal.kdc_principal or principal.principal
     if asked.endswith("@"):  # kvno names a referral (empty) realm: the realm it went to is krb5.conf's
         asked = principal.principal
@@ -65,6 +67,10 @@ def _finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) 
         "and for every broker's advertised name.")
     if principal.literal_status == "ok":
         explanation += f" The KDC does know {principal.literal_principal}: the name as written is right."
+    if principal.java_principal and principal.java_status and principal.java_principal != asked:
+        known = "knows it: Java clients log in" if principal.java_status == "ok" else "does not know it either"
+        explanation += (f" A Java client asks for {principal.java_principal} instead ({_JAVA_NAMING}); the KDC "
+                        f"{known}.")
     lines = []
     if principal.literal_status == "ok" and (by_reverse_dns or by_canonical):
         lines += [f"Stop the client canonicalising the name (the KDC knows {principal.literal_principal}): in "
@@ -93,6 +99,32 @@ def _finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) 
                 "default_realm": config.default_realm, "krb5_conf": config.path,
                 "client_principal": check.ccache_principal, "kdc_message": principal.kdc_message}
     return finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title, explanation, evidence, "\n".join(lines))
+
+
+_JAVA_NAMING = ("Kafka's Java client names the host as given, or an address by its reverse DNS, and the JDK "
+                "ignores krb5.conf's rdns")
+
+
+def _java_finding(report: Report, check: KerberosCheck, principal: ServicePrincipal) -> Finding:
+    """librdkafka's principal exists, a Java client's does not (an address whose reverse DNS names another host)."""
+    asked = principal.java_principal or principal.principal
+    where = hostport(principal.host, _port_of(report, principal.host))
+    title = f"The KDC has no service principal {asked}: Java GSSAPI clients cannot log in to {where}"
+    explanation = (f"A Java client on {where} asks the KDC for {asked} ({_JAVA_NAMING}), and the KDC does not know "
+                   f"it (kvno). MIT Kerberos clients (librdkafka) ask for {principal.kdc_principal or principal.principal}"
+                   ", which it knows. The Java client logs only `terminated during authentication` at its default "
+                   "level (the Kerberos error, LOOKING_UP_SERVER, is retried quietly).")
+    fix = "\n".join([
+        f"Bootstrap Java clients by the host name in the broker's principal, not by address ({principal.host}).",
+        "Or create the principal Java clients ask for, and add its key to the broker's keytab:",
+        f"  kadmin -q \"addprinc -randkey {asked}\"",
+        f"  kadmin -q \"ktadd -k /etc/kafka/kafka.keytab {asked}\"",
+        f"Check:  kvno {asked}"])
+    evidence = {"bootstrap": where, "principal": asked, "client": "java", "host": principal.host,
+                "address": principal.address, "reverse_dns": principal.reverse_name,
+                "mit_principal": principal.kdc_principal or principal.principal, "service_name": check.service,
+                "client_principal": check.ccache_principal}
+    return finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title, explanation, evidence, fix)
 
 
 RULES = (

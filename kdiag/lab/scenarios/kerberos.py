@@ -87,7 +87,11 @@ The DNS resolves {SERVER_NAME} to {SERVER_IP}, whose reverse record is the machi
 * The laptop's /etc/krb5.conf keeps MIT's defaults: {SERVER_NAME} is canonicalised through the reverse
   DNS to {MACHINE_NAME}, and the KDC has no kafka/{MACHINE_NAME}@{REALM}: librdkafka logs `Server
   kafka/{MACHINE_NAME}@{REALM} not found in Kerberos database` and never authenticates.
+  A Java client on the same laptop logs in: Kafka's Java client names the host as given and the JDK
+  ignores rdns, so "it works from Java but not from Python" is this.
 * The app server bootstrapping by address ({SERVER_IP}) asks for kafka/{SERVER_IP}@{REALM}: not found.
+  A Java client there asks for kafka/{MACHINE_NAME}@{REALM} (it names an address by its reverse DNS):
+  not found either, and it logs only `terminated during authentication` at its default level.
 kdiag cannot log in with GSSAPI, but it proves the listener enables it, works out the principal each
 client asks for (the name, its forward and reverse DNS, the realm from krb5.conf), and asks the KDC with
 `kvno` through the client's own credentials cache: KERBEROS_PRINCIPAL_UNKNOWN, with the principal to

@@ -50,6 +50,16 @@ def test_the_laptops_principal_comes_from_the_reverse_dns_and_the_name_as_writte
     assert evidence["literal_principal"] == f"kafka/{SERVER_NAME}@{REALM}" and evidence["literal_known"] is True
 
 
+def test_from_the_address_java_asks_for_the_reverse_dns_name_which_the_kdc_lacks_too(lab) -> None:
+    """Kafka's Java client names an address by its reverse DNS (seen in this lab: the KDC logs LOOKING_UP_SERVER
+    for kafka/server1.example.test while the console producer only says `terminated during authentication`)."""
+    vantage = next(v for v in SCENARIO.vantages if v.name == "app-server-by-address")
+    run = lab(SCENARIO.name).run(vantage)
+    found = next(f for f in run.report["findings"] if f["id"] == "KERBEROS_PRINCIPAL_UNKNOWN")
+    assert f"A Java client asks for kafka/{MACHINE_NAME}@{REALM} instead" in found["explanation"]
+    assert "does not know it either" in found["explanation"]
+
+
 def kcat(live, host: str, bootstrap: str) -> tuple[str, int]:
     """kcat -L with GSSAPI from ``host``, as a user configures it (keytab and principal: librdkafka runs kinit);
     returns the paste (``$ command``, then its output) and the exit status."""

@@ -51,3 +51,19 @@ def test_an_address_is_told_to_bootstrap_by_name():
 def test_a_principal_the_kdc_knows_is_no_finding():
     known = replace(RDNS, kdc_status="ok", kdc_message=None, kvno=2)
     assert [f.id for f in diagnose(gssapi_report(known)) if f.severity != "info"] == []
+
+
+def test_the_laptops_finding_says_java_clients_ask_for_the_name_as_given_and_log_in():
+    (found,) = run_rule(gssapi_report(replace(RDNS, java_principal="kafka/kafka.example.test@EXAMPLE.TEST",
+                                              java_status="ok")), "KERBEROS_PRINCIPAL_UNKNOWN")
+    assert "A Java client asks for kafka/kafka.example.test@EXAMPLE.TEST instead" in found.explanation
+    assert "Java clients log in" in found.explanation
+
+
+def test_only_the_java_principal_missing_is_a_java_finding():
+    java_only = replace(RDNS, host="198.51.100.10", kdc_status="ok", kdc_message=None,
+                        kdc_principal="kafka/kafka.example.test@EXAMPLE.TEST",
+                        java_principal="kafka/server1.example.test@EXAMPLE.TEST", java_status="unknown")
+    (found,) = run_rule(gssapi_report(java_only, bootstrap="198.51.100.10:9094"), "KERBEROS_PRINCIPAL_UNKNOWN")
+    assert found.title.startswith("The KDC has no service principal kafka/server1.example.test@EXAMPLE.TEST: Java")
+    assert "terminated during authentication" in found.explanation and "not by address" in found.fix

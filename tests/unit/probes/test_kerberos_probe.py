@@ -80,3 +80,15 @@ def test_without_a_ticket_kdiag_names_the_principal_and_asks_the_kdc_nothing(mon
     assert calls == ["klist"]
     assert check.principals[0].principal == "kafka/kafka.example.test@EXAMPLE.TEST"
     assert check.principals[0].kdc_status == "no_credentials" and not check.unknown
+
+
+@pytest.mark.parametrize("host, canonical, reverse_name, expected", [
+    ("kafka.example.test", "kafka.example.test", "server1.example.test", "kafka.example.test"),  # no rdns in Java
+    ("kafka", "kafka.example.test", None, "kafka.example.test"),  # a longer form of the name is kept
+    ("kafka.example.test", "lb.example.net", None, "kafka.example.test"),  # another name is not
+    ("198.51.100.10", "198.51.100.10", "server1.example.test.", "server1.example.test"),  # an address: its PTR
+    ("198.51.100.11", "198.51.100.11", None, "198.51.100.11"),
+])
+def test_a_java_client_names_the_host_as_given_or_an_address_by_its_reverse_dns(host, canonical, reverse_name,
+                                                                                 expected):
+    assert kerberos.java_service_host(host, canonical, reverse_name) == expected
