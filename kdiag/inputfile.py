@@ -18,9 +18,12 @@ from __future__ import annotations
 import os
 import stat
 import sys
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
 from kdiag.exitstatus import UsageError
+
+if TYPE_CHECKING:
+    from kdiag.report import Report
 
 KIB, MIB, GIB = 1 << 10, 1 << 20, 1 << 30
 
@@ -181,3 +184,18 @@ def looks_like_path(text: str) -> bool:
     if text.startswith(("/", "./", "../", "~")):
         return True
     return text.lower().endswith((".log", ".txt", ".out", ".err", ".gz", ".json"))
+
+
+def load_report(path: str | os.PathLike[str]) -> Report:
+    """A report file, read and checked: a regular file of at most ``MAX_REPORT`` bytes (else a
+    UsageError), bounded JSON (``jsonform.loads``) checked field by field against the model; raises
+    ReportFormatError with one line naming the file and the field on anything wrong. ``kdiag diff``
+    loads here; the report model itself does no I/O."""
+    from kdiag.jsonform import ReportFormatError, loads
+    from kdiag.report import report_from_dict
+
+    raw = read_input(path, what="report", limit=MAX_REPORT)
+    try:
+        return report_from_dict(loads(raw))
+    except ReportFormatError as exc:
+        raise ReportFormatError(f"{os.fspath(path)}: {exc}") from None

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import datetime as _dt
 import json
-import os
 import secrets
 import threading
 import time
@@ -26,7 +25,7 @@ from typing import Any
 from kdiag import __version__
 from kdiag.capture.model import CaptureSummary
 from kdiag.finding import Finding
-from kdiag.jsonform import ReportFormatError, from_json, loads, to_json
+from kdiag.jsonform import ReportFormatError, from_json, to_json
 from probes.kerberos import KerberosCheck
 from probes.results import (
     DnsResult,
@@ -321,16 +320,3 @@ def report_from_dict(data: Mapping[str, Any]) -> Report:
         body["report_id"] = None
     report = from_json(Report, body, where="report")
     return replace(report, stages=tuple(stages))
-
-
-def load_report(path: str | os.PathLike[str]) -> Report:
-    """Reads a report file: a regular file of at most ``MAX_REPORT`` bytes (else a UsageError), bounded
-    JSON (``jsonform.loads``) checked field by field against the model; raises ReportFormatError with
-    one line naming the file and the field on anything wrong. ``kdiag diff`` and the fleet load here."""
-    from kdiag.inputfile import MAX_REPORT, read_input
-
-    raw = read_input(path, what="report", limit=MAX_REPORT)
-    try:
-        return report_from_dict(loads(raw))
-    except ReportFormatError as exc:
-        raise ReportFormatError(f"{os.fspath(path)}: {exc}") from None

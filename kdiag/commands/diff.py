@@ -55,7 +55,7 @@ def run_diff_command(a_path: str, b_path: str, *, env: Environment, fmt: Format 
     from kdiag.diff import diff_reports
     from kdiag.jsonform import ReportFormatError
     from kdiag.render.diff import render_diff
-    from kdiag.report import load_report
+    from kdiag.inputfile import load_report
 
     reports = []
     for path in (a_path, b_path):

@@ -109,12 +109,34 @@ def test_only_the_cli_and_its_entry_point_import_the_cli():
     assert importers == ["kdiag.__main__"]
 
 
-def test_the_model_rules_and_probes_import_no_command_view_or_environment():
-    upper = ("kdiag.commands", "kdiag.render", "kdiag.environment", "kdiag.cli")
-    lower = ("kdiag.finding", "kdiag.report", "kdiag.jsonform", "kdiag.diagnose", "probes")
-    bad = {name: sorted(t for t in targets if t.startswith(upper))
-           for name, targets in import_graph().items() if name.startswith(lower)}
+def within(module: str, rooms: tuple[str, ...]) -> bool:
+    """``module`` is one of ``rooms`` or inside one (``kdiag.cli`` holds not ``kdiag.clientconfig``)."""
+    return any(module == room or module.startswith(room + ".") for room in rooms)
+
+
+# The sanitizer and the scrubber live with the views but are leaves any room may use.
+LEAVES = ("kdiag.render.safe", "kdiag.render.scrub")
+
+
+def test_the_model_rules_and_the_ways_facts_arrive_import_no_command_view_or_environment():
+    upper = ("kdiag.commands", "kdiag.render", "kdiag.environment", "kdiag.cli", "kdiag.watch", "kdiag.sinks")
+    lower = ("kdiag.finding", "kdiag.report", "kdiag.jsonform", "kdiag.diagnose", "kdiag.explain", "kdiag.capture",
+             "kdiag.diff", "kdiag.inputfile", "probes")
+    bad = {name: sorted(t for t in targets if within(t, upper) and t not in LEAVES)
+           for name, targets in import_graph().items() if within(name, lower)}
     assert {name: targets for name, targets in bad.items() if targets} == {}
+
+
+def test_the_sanitizer_and_the_scrubber_are_leaves():
+    graph = import_graph()
+    assert {leaf: sorted(graph[leaf] - {"kdiag.finding", *LEAVES}) for leaf in LEAVES} == {leaf: [] for leaf in LEAVES}
+
+
+def test_the_report_model_does_no_io():
+    import_names = {node.names[0].name for node in ast.walk(ast.parse((REPO / "kdiag/report.py").read_text()))
+                    if isinstance(node, ast.Import)}
+    assert import_names.isdisjoint({"os", "socket", "subprocess", "io", "pathlib"})
+    assert "kdiag.inputfile" not in import_graph()["kdiag.report"]
 
 
 def test_the_finding_type_is_the_bottom_of_kdiag():
