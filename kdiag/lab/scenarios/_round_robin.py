@@ -10,23 +10,15 @@ from __future__ import annotations
 import itertools
 import socket
 import sys
-import threading
 from collections.abc import Sequence
 
-from kdiag.lab.scenarios._tcp_proxy import _pipe, parse_hostport
+from kdiag.lab.scenarios._tcp_proxy import parse_hostport, splice
 
 
 def serve(server: socket.socket, targets: Sequence[tuple[str, int]]) -> None:
     for target in itertools.cycle(targets):
         client, _peer = server.accept()
-        try:
-            upstream = socket.create_connection(target, timeout=5)
-        except OSError:
-            client.close()
-            continue
-        upstream.settimeout(None)
-        for source, sink in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+        splice(client, target)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -35,17 +35,23 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
                 pass
 
 
+def splice(client: socket.socket, target: tuple[str, int]) -> None:
+    """Pipes ``client`` to a new connection to ``target`` both ways, in two threads; if the target
+    cannot be reached the client sees its connection closed, as with docker-proxy."""
+    try:
+        upstream = socket.create_connection(target, timeout=5)
+    except OSError:
+        client.close()
+        return
+    upstream.settimeout(None)
+    for source, sink in ((client, upstream), (upstream, client)):
+        threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+
+
 def _serve(server: socket.socket, target: tuple[str, int]) -> None:
     while True:
         client, _peer = server.accept()
-        try:
-            upstream = socket.create_connection(target, timeout=5)
-        except OSError:
-            client.close()  # the client sees the connection closed, as with docker-proxy
-            continue
-        upstream.settimeout(None)
-        for source, sink in ((client, upstream), (upstream, client)):
-            threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+        splice(client, target)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
