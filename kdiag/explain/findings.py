@@ -210,6 +210,8 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
         line = group.examples[0][0] if group.examples else 0
         bootstrap_loopback = any(classify_host(e.host).kind == LOOPBACK for e in facts.bootstrap_at(line))
         return "ADVERTISED_LOOPBACK" if kind == LOOPBACK and not bootstrap_loopback else "ADVERTISED_UNREACHABLE"
+    if first.symptom == TLS_ON_PLAINTEXT and facts.kerberos and first.detail == "terminated during authentication":
+        return "KERBEROS_PRINCIPAL_UNKNOWN"  # Java retries a Kerberos error quietly and says only this
     return _SYMPTOM_ID[first.symptom]
 
 

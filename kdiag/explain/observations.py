@@ -108,8 +108,12 @@ class Facts:
     bootstrap_runs: list[tuple[int, tuple[Endpoint, ...], str]] = field(default_factory=list)  # (line, list, text)
     listed: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # (line, node id, endpoint, text)
     topics: list[str] = field(default_factory=list)
+    kerberos: bool = False  # the client logs in with Kerberos (GSSAPI in its command line, Java's KerberosLogin)
 
     def add(self, number: int, text: str, fact: Fact) -> None:
+        if fact.kind == "kerberos":
+            self.kerberos = True
+            return
         if fact.kind == "topic":
             if fact.name and fact.name not in self.topics and len(self.topics) < MAX_EXAMPLES:
                 self.topics.append(fact.name)

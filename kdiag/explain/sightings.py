@@ -91,7 +91,7 @@ class Sighting:
 class Fact:
     """Something a line reveals about the cluster or the client's configuration."""
 
-    kind: str  # "bootstrap" (an address in bootstrap.servers) | "broker" (an advertised broker) | "topic"
+    kind: str  # "bootstrap" (an address in bootstrap.servers) | "broker" (an advertised broker) | "topic" | "kerberos"
     host: str | None = None
     port: int | None = None
     node_id: int | None = None

@@ -51,3 +51,5 @@ def _command_line(m: re.Match[str]) -> Iterator[Fact]:
     topic = re.search(r"(?:--topic|\s-t)[ =]?\s*([A-Za-z0-9._-]+)", m.string)
     if topic is not None:
         yield Fact("topic", name=topic.group(1))
+    if re.search(r"sasl\.mechanisms?=['\"]?GSSAPI\b", m.string, re.IGNORECASE):
+        yield Fact("kerberos")

@@ -55,6 +55,16 @@ def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    connection.node_id, role_of(connection.node_id), detail="terminated during authentication")
 
 
+@pattern("java.kerberos_login", JAVA, "kerberos.KerberosLogin",
+         r"\[Principal=(?P<principal>[^\]\s]+)\]: .*\(org\.apache\.kafka\.common\.security\.kerberos\.KerberosLogin\)",
+         "[2026-11-25 11:57:55,420] WARN [Principal=alice@EXAMPLE.TEST]: TGT renewal thread has been interrupted and "
+         "will exit. (org.apache.kafka.common.security.kerberos.KerberosLogin)")
+def _java_kerberos_login(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # The client logs in with Kerberos: its `terminated during authentication` is a Kerberos error it retries
+    # quietly (LOOKING_UP_SERVER, at DEBUG), not TLS.
+    yield Fact("kerberos", name=m.group("principal"))
+
+
 @pattern("java.failed_authentication", JAVA, "failed authentication due to",
          r"Connection to node (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\) failed "
          r"authentication due to: (?P<why>.*?)(?: \(org\.apache[^)]*\))?$",

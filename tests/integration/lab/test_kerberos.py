@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from kdiag.explain.engine import explain_text
+from kdiag.lab.kafka import cache_root, install
 from kdiag.lab.scenarios.kerberos import GSSAPI_PORT, KERBEROS_PRINCIPAL_MISMATCH, MACHINE_NAME, REALM
 from kdiag.lab.scenarios.healthy import SERVER_IP, SERVER_NAME
 from tests.lab_golden import assert_matches_golden
@@ -95,3 +96,40 @@ def test_kcat_logs_in_with_gssapi_where_the_kdc_knows_the_principal(lab) -> None
     paste, status = kcat(lab(SCENARIO.name), "app-server", f"{SERVER_NAME}:{GSSAPI_PORT}")
     assert status == 0 and f"broker 1 at {SERVER_NAME}:{GSSAPI_PORT}" in paste, paste
     assert "not found in Kerberos database" not in paste
+
+
+# The Kafka tarball's config/tools-log4j.properties: what the console tools print by default.
+TOOLS_LOG4J = ("log4j.rootLogger=WARN, stderr\n"
+               "log4j.appender.stderr=org.apache.log4j.ConsoleAppender\n"
+               "log4j.appender.stderr.layout=org.apache.log4j.PatternLayout\n"
+               "log4j.appender.stderr.layout.ConversionPattern=[%d] %p %m (%c)%n\n"
+               "log4j.appender.stderr.Target=System.err\n")
+
+
+def test_the_java_console_producer_by_address_says_only_terminated_and_explain_names_kerberos(lab) -> None:
+    """Kafka 3.9.2's console producer from the app server by address: it asks for kafka/server1.example.test (its
+    reverse DNS), the KDC logs LOOKING_UP_SERVER, and the client only says `terminated during authentication`."""
+    live = lab(SCENARIO.name)
+    lib = install("3.9.2")
+    tools = cache_root() / "3.9.2" / "tools"
+    log4j = live.live.state_dir / "tools-log4j.properties"
+    log4j.write_text(TOOLS_LOG4J)
+    keytab = live.live.state_dir / "kdc" / "alice.keytab"
+    jaas = (f'com.sun.security.auth.module.Krb5LoginModule required useKeyTab=true storeKey=true keyTab="{keytab}" '
+            f'principal="alice@{REALM}";')
+    args = ["--bootstrap-server", f"{SERVER_IP}:{GSSAPI_PORT}", "--topic", "t"]
+    for setting in ("max.block.ms=8000", "request.timeout.ms=1500", "delivery.timeout.ms=3000", "linger.ms=0",
+                    "enable.idempotence=false", "security.protocol=SASL_PLAINTEXT", "sasl.mechanism=GSSAPI",
+                    "sasl.kerberos.service.name=kafka", f"sasl.jaas.config={jaas}"):
+        args += ["--producer-property", setting]
+    argv = ["java", "-Xmx64m", f"-Dlog4j.configuration=file:{log4j}", "-cp", f"{lib}/*{os.pathsep}{tools}/*",
+            "kafka.tools.ConsoleProducer", *args]
+    done = live.live.run("app-server", argv, timeout=60.0, input="hello\n")
+    paste = f"$ {shlex.join(['kafka-console-producer.sh', *args])}\n{done.stdout}{done.stderr}"
+    if os.environ.get("KDIAG_CAPTURE_FIXTURES"):
+        (FIXTURES / "kerberos.by_address.console_producer.log").write_text(paste)
+    assert "terminated during authentication" in paste and "not found in Kerberos database" not in paste, paste
+    kdc_log = (live.live.state_dir / "process-kdc.log").read_text()
+    assert f"for kafka/{MACHINE_NAME}@{REALM}, Server not found in Kerberos database" in kdc_log
+    first = explain_text(paste).findings[0]
+    assert first.id == "KERBEROS_PRINCIPAL_UNKNOWN" and f"kafka/{MACHINE_NAME}@<REALM>" in first.title

@@ -15,6 +15,7 @@ EC2 = "ip-172-31-18-160.us-west-2.compute.internal"
 EXPECTED = {
     "kerberos.rdns.kcat_list": "KERBEROS_PRINCIPAL_UNKNOWN",
     "kerberos.by_address.kcat_list": "KERBEROS_PRINCIPAL_UNKNOWN",
+    "kerberos.by_address.console_producer": "KERBEROS_PRINCIPAL_UNKNOWN",
     "ec2_internal_advertised.kcat_produce": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.kcat_consume": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.confluent_producer": "ADVERTISED_UNRESOLVABLE",
