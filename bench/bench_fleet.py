@@ -179,7 +179,7 @@ SELECT * FROM (
   WHERE schema = 'kdiag.report/1' AND generated_at IS NOT NULL AND len(bootstrap) > 0
 ) WHERE copy = 1;
 CREATE TEMP TABLE base AS
-SELECT report_id, generated_at AS ts, array_to_string(list_transform(bootstrap, e -> e.host || ':' || e.port), ',') AS cluster,
+SELECT report_id, generated_at AS ts, array_to_string(list_transform(bootstrap, lambda e: e.host || ':' || e.port), ',') AS cluster,
        coalesce(vantage.label, vantage.hostname) AS vantage, findings, cluster.brokers AS brokers FROM reports;
 CREATE TEMP TABLE findings_t AS
 SELECT cluster, f.id AS finding_id, arg_max(f.severity, ts) AS severity, count(*) AS reports,
