@@ -76,7 +76,7 @@ def _record(findings_path: str, seen: set, data: bytes, exc: BaseException) -> N
                                   "input_hex": data[:2048].hex()}) + "\n")
 
 
-def mutate_child(name: str, findings_path: str, runs: int, seconds: float) -> None:
+def mutate_child(name: str, findings_path: str, runs: int, seconds: float, seed: int = 11) -> None:
     """The high-volume engine for targets too slow under atheris's instrumentation: seeded random
     mutation of the seeds (bytes set, cut, inserted, length fields at their extremes), no coverage
     feedback, the same findings file. Prints "Done N runs in S second(s)" as libFuzzer does."""
@@ -86,7 +86,7 @@ def mutate_child(name: str, findings_path: str, runs: int, seconds: float) -> No
 
     target, seeds = TARGETS[name]
     corpus = [seed[:MAX_LEN] for seed in seeds()]
-    rng = random.Random(11)
+    rng = random.Random(seed)
     extremes = (b"\xff\xff\xff\xff", b"\x7f\xff\xff\xff", b"\x80\x00\x00\x00", b"\x00\x00\x00\x00")
     seen: set = set()
     started = time.monotonic()
@@ -127,13 +127,13 @@ def _mutate_once(target, corpus: list[bytes], rng, extremes: tuple[bytes, ...], 
     return 1
 
 
-def run_target(name: str, *, runs: int | None, seconds: int | None, engine: str = "atheris") -> dict:
+def run_target(name: str, *, runs: int | None, seconds: int | None, engine: str = "atheris", seed: int = 11) -> dict:
     findings_path = tempfile.mktemp(prefix=f"kdiag-fuzz-{name}-", suffix=".jsonl")
     if engine == "mutate":
         return _collect(name, findings_path, [sys.executable, "-m", "bench.fuzz.run", "--mutate-child", name,
-                                              findings_path, str(runs or 10**12), str(seconds or 10**9)],
+                                              findings_path, str(runs or 10**12), str(seconds or 10**9), str(seed)],
                         "seeded random mutation (no coverage feedback), max_len 4096")
-    args = [f"-max_len={MAX_LEN}", "-print_final_stats=1", "-seed=11"]
+    args = [f"-max_len={MAX_LEN}", "-print_final_stats=1", f"-seed={seed}"]
     if runs:
         args.append(f"-runs={runs}")
     if seconds:
@@ -194,13 +194,14 @@ def main(argv: list[str] | None = None) -> int:
         print(markdown(json.loads(RESULTS.read_text())))
         return 0
     if argv and argv[0] == "--mutate-child":
-        mutate_child(argv[1], argv[2], int(argv[3]), float(argv[4]))
+        mutate_child(argv[1], argv[2], int(argv[3]), float(argv[4]), int(argv[5]) if len(argv) > 5 else 11)
         return 0
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("target", help="a target of bench/fuzz/targets.py, or 'all'")
     parser.add_argument("--runs", type=int, default=None)
     parser.add_argument("--seconds", type=int, default=None, help="stop after this long (libFuzzer max_total_time)")
     parser.add_argument("--no-save", action="store_true", help="print, do not merge into bench/results/fuzz.json")
+    parser.add_argument("--seed", type=int, default=11, help="another seed continues a run with new inputs")
     parser.add_argument("--engine", choices=("atheris", "mutate"), default="atheris",
                         help="atheris: coverage-guided (default); mutate: plain seeded mutation, several times faster "
                              "for the targets whose every input runs a lot of Python (explain, report)")
@@ -209,13 +210,15 @@ def main(argv: list[str] | None = None) -> int:
 
     names = list(TARGETS) if options.target == "all" else [options.target]
     for name in names:
-        result = run_target(name, runs=options.runs, seconds=options.seconds, engine=options.engine)
+        result = run_target(name, runs=options.runs, seconds=options.seconds, engine=options.engine,
+                            seed=options.seed)
         print(json.dumps({name: {k: v for k, v in result.items() if k != "findings"},
                           "findings": len(result["findings"])}), flush=True)
         if not options.no_save:
             saved = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"targets": {}}
             result["measured_at"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
-            saved["targets"][f"{name} ({options.engine})"] = result
+            result["seed"] = options.seed
+            saved["targets"][f"{name} ({options.engine}, seed {options.seed})"] = result
             RESULTS.write_text(json.dumps(saved, indent=2) + "\n")
     return 0
 
