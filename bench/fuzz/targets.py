@@ -197,10 +197,8 @@ def report(data: bytes) -> None:
     from kdiag.report import report_from_dict
 
     try:
-        if data[:1] == b"{" or not data:
-            document = loads(data)
-        else:
-            document = _mutated_report(data)
+        # a mutated report goes through the same bounded JSON as a file does (kdiag.report.load_report)
+        document = loads(data if data[:1] == b"{" or not data else json.dumps(_mutated_report(data)))
         loaded = report_from_dict(document)
     except ReportFormatError:
         return
@@ -222,7 +220,7 @@ def _mutated_report(data: bytes) -> object:
     for _ in range(1 + data[0] % 4):
         paths = list(_paths(document))
         path = paths[rng.randrange(len(paths))]
-        value = _JSON_VALUES[rng.randrange(len(_JSON_VALUES))]
+        value = json.loads(json.dumps(_JSON_VALUES[rng.randrange(len(_JSON_VALUES))]))  # a copy: no shared lists
         if not path:
             return value
         parent = document
