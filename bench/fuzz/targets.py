@@ -12,6 +12,7 @@ million-input coverage-guided runs of ``bench/fuzz/run.py`` (atheris), so both p
 | flows           | the same, then TCP reassembly, Kafka per flow, findings, summary  | CaptureError       |
 | explain         | a pasted log: line splitting, the patterns, secrets                | (none)            |
 | report          | a report for diff and the fleet: JSON, the schema, the diff, its views | ReportFormatError, UsageError |
+| report_loader   | the same report decoder alone (JSON, schema, Report and back), fast  | ReportFormatError  |
 | client_settings | a client.properties and -X values                                 | UsageError         |
 
 Seeds (valid inputs the mutations start from) are built here from kdiag's own encoders, so they stay
@@ -217,17 +218,26 @@ _JSON_VALUES: tuple[object, ...] = (None, True, 0, -1, 2 ** 31, 1.5, "", "x", "\
 def _mutated_report(data: bytes) -> object:
     document = json.loads(json.dumps(_base_document()))
     rng = random.Random(data)
+    paths = _base_paths()
     for _ in range(1 + data[0] % 4):
-        paths = list(_paths(document))
         path = paths[rng.randrange(len(paths))]
         value = json.loads(json.dumps(_JSON_VALUES[rng.randrange(len(_JSON_VALUES))]))  # a copy: no shared lists
         if not path:
             return value
         parent = document
-        for step in path[:-1]:
-            parent = parent[step]
-        parent[path[-1]] = value
+        try:
+            for step in path[:-1]:
+                parent = parent[step]
+            parent[path[-1]] = value
+        except (KeyError, IndexError, TypeError):  # an earlier mutation replaced what this path went through
+            continue
     return document
+
+
+@functools.cache
+def _base_paths() -> list[tuple]:
+    """The real report's paths, enumerated once: re-walking the document for every input cost half the time."""
+    return list(_paths(_base_document()))
 
 
 def _paths(value: object, prefix: tuple = ()):
@@ -256,6 +266,19 @@ def _base_report():
                             [unresolvable(1, "ip-172-31-18-160.us-west-2.compute.internal"),
                              broker(2, "kafka-2.example.com", address="198.51.100.2")])
     return report.with_findings(diagnose(report))
+
+
+def report_loader(data: bytes) -> None:
+    """The decoder alone, at a million-input pace: bytes (or a mutated real report) through the bounded
+    JSON and the schema check into a Report and back to its dict; ``report`` adds the diff and its views."""
+    from kdiag.jsonform import loads
+    from kdiag.report import report_from_dict, report_to_dict
+
+    try:
+        document = loads(data if data[:1] == b"{" or not data else json.dumps(_mutated_report(data)))
+        report_to_dict(report_from_dict(document))
+    except ReportFormatError:
+        return
 
 
 def report_seeds() -> list[bytes]:
@@ -296,6 +319,7 @@ TARGETS: dict[str, tuple[Callable[[bytes], None], Callable[[], list[bytes]]]] = 
     "flows": (flows, pcap_seeds),
     "explain": (explain, explain_seeds),
     "report": (report, report_seeds),
+    "report_loader": (report_loader, report_seeds),
     "client_settings": (client_settings, client_settings_seeds),
 }
 """name -> (target, seeds)."""

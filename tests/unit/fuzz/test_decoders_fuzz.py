@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bench.fuzz.targets import TARGETS
 
-EXAMPLES = {"codec": 400, "pcap": 300, "flows": 300, "explain": 300, "report": 200, "client_settings": 300}
+EXAMPLES = {"codec": 400, "pcap": 300, "flows": 300, "explain": 300, "report": 200, "report_loader": 300, "client_settings": 300}
 
 
 def mutated(seeds: list[bytes]) -> st.SearchStrategy[bytes]:
