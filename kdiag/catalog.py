@@ -181,8 +181,10 @@ _TEXTS: dict[str, _Text] = {
         "(Strimzi: the ingress listener's bootstrap.host and brokers[].host)."),
     "IDLE_CONNECTION_DROPPED": _Text(
         "A connection left idle is dropped silently by a NAT gateway, load balancer or firewall in the path: "
-        "the next request hangs until the client's request timeout.",
-        (IDLE_CHECK,),
+        "the next request hangs until the client's request timeout. librdkafka: 'N request(s) timed out: disconnect "
+        "(after ...ms in state UP)' or 'Timed out ProduceRequest in flight'; Java: 'Disconnected from node N due to "
+        "timeout'.",
+        (IDLE_CHECK, EXPLAIN),
         "Make the client's idle close shorter than the path's idle timeout (connections.max.idle.ms), or raise "
         "the NAT/LB idle timeout; TCP keepalive where the client has it."),
     "KERBEROS_PRINCIPAL_UNKNOWN": _Text(

@@ -35,12 +35,14 @@ from kdiag.explain.builders import (Context, Subject, _address_family_split, _ad
                                     _tls_client_cert_required, _tls_expected, _tls_hostname_mismatch, _tls_unexpected,
                                     _topic_authorization, _topic_not_found, _unexplained, client_said)
 from kdiag.explain.clients.broker import _advertised_nonroutable
+from kdiag.explain.idle import idle_connection_dropped
 from kdiag.explain.kerberos import kerberos_principal_unknown
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN)
+                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
+                                     TOPIC_MISSING, UNKNOWN)
 from kdiag.finding import Finding
 
 # Kinds of host a broker advertises by default and a client elsewhere cannot use.
@@ -57,7 +59,7 @@ _SYMPTOM_ID = {
     CERT_NAME: "TLS_HOSTNAME_MISMATCH", TLS_FAILED: "TLS_CERT_UNTRUSTED", SASL_NEEDED: "SASL_REQUIRED",
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
     TOPIC_DENIED: "TOPIC_AUTHORIZATION_FAILED", NO_LEADER: "NO_LEADER", NOT_KAFKA: "NOT_KAFKA",
-    KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN",
+    KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN", REQUEST_TIMEOUT: "IDLE_CONNECTION_DROPPED",
 }
 
 
@@ -97,7 +99,7 @@ def findings_from(seen: Observations) -> list[Finding]:
 # Symptoms that prove the TCP connection to an endpoint came up.
 _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, CERT_NAME, TLS_FAILED, SASL_NEEDED,
                             SASL_MECHANISM, SASL_CREDENTIALS, NOT_KAFKA, CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,
-                            KERBEROS_PRINCIPAL})
+                            KERBEROS_PRINCIPAL, REQUEST_TIMEOUT})
 
 
 # Findings about what one connection spoke: with no address in its lines, it is the bootstrap's.
@@ -248,4 +250,5 @@ BUILDERS = {
     "NO_LEADER": _no_leader,
     "NOT_KAFKA": _not_kafka,
     "KERBEROS_PRINCIPAL_UNKNOWN": kerberos_principal_unknown,
+    "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
 }

@@ -17,7 +17,7 @@ from kdiag.diagnose import run_rule
 from kdiag.diagnose.hosts import classify_host
 from kdiag.report import (BrokerReport, Cluster, DnsDetail, Endpoint, MetadataDetail, Report, RoundtripDetail,
                           SaslDetail, Stage, TcpDetail, TlsDetail, Vantage)
-from probes.results import DnsResult, KafkaCheck, SaslResult, TcpResult, TlsResult, TopicInfo
+from probes.results import DnsResult, IdleCheck, KafkaCheck, SaslResult, TcpResult, TlsResult, TopicInfo
 
 CLIENT_MACHINE = Vantage("the client's machine")
 
@@ -39,6 +39,7 @@ class Implied:
     mechanism: str | None = None
     roundtrip: RoundtripDetail | None = None
     topics: tuple[TopicInfo, ...] = ()
+    idle: IdleCheck | None = None  # a connection left idle, then asked again
 
     def report(self) -> Report:
         used = self.used
@@ -72,7 +73,7 @@ class Implied:
         bootstrap = (used,) + tuple(e for e in self.bootstrap if e != used)
         return Report(bootstrap=bootstrap, stages=tuple(stages),
                       cluster=Cluster(brokers=brokers, topics=self.topics if answered else ()),
-                      vantage=CLIENT_MACHINE, client=client)
+                      vantage=CLIENT_MACHINE, client=client, idle=self.idle)
 
 
 def rule_fix(implied: Implied, rule_id: str) -> str:

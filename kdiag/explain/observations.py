@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.reader import LogLine
@@ -64,6 +64,8 @@ class Group:
 
     def add(self, number: int, text: str, sighting: Sighting) -> None:
         self.count += 1
+        if sighting.up_ms is not None and self.first.up_ms is None:  # librdkafka's FAIL line after its REQTMOUT
+            self.first = replace(self.first, up_ms=sighting.up_ms)
         if len(self.examples) < MAX_EXAMPLES:
             shape = _DIGITS.sub("#", message_of(text))
             if shape not in self.shapes:

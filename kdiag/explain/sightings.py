@@ -38,6 +38,7 @@ TOPIC_DENIED = "topic_denied"
 NO_LEADER = "no_leader"  # detail: LEADER_NOT_AVAILABLE | LISTENER_NOT_FOUND
 NOT_KAFKA = "not_kafka"  # the port answered with something else (detail: what)
 NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
+REQUEST_TIMEOUT = "request_timeout"  # a request on a connection that was up got no answer (detail: the request)
 
 # Consequences: the client failed, and the line does not say why.
 MESSAGE_TIMEOUT = "message_timeout"  # librdkafka: Local: Message timed out
@@ -84,6 +85,7 @@ class Sighting:
     mechanism: str | None = None
     mechanisms: tuple[str, ...] | None = None  # what the listener enables, when the line lists them
     detail: str | None = None  # the rest that matters: the client's own error words, a frame size, a count
+    up_ms: int | None = None  # REQUEST_TIMEOUT: how long the connection had been up (librdkafka: "in state UP")
     related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
 
 

@@ -14,7 +14,7 @@ from dataclasses import replace
 
 from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, NOT_IN_METADATA, NOT_KAFKA,
-                                     NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
                                      dns_status, parse_mechanisms, registrar, role_of, size_sighting, split_endpoint,
@@ -167,6 +167,20 @@ def _java_metadata_errors(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    "LEADER_NOT_AVAILABLE": NO_LEADER, "LISTENER_NOT_FOUND": NO_LEADER}.get(error)
         if symptom is not None and topic:
             yield Sighting(symptom, JAVA, topic=topic, detail=error)
+
+
+# A request on an open connection got no answer within request.timeout.ms, and the client dropped the connection:
+# the WARN a producer logs for the batch it retries (below it, NetworkClient's INFO `Disconnecting from node 1 due
+# to request timeout`). Seen in the lab behind a NAT that forgot the idle connection (idle-nat-drop).
+@pattern("java.request_timeout", JAVA, "due to ",
+         r"Disconnect(?:ed|ing) from node (?P<id>-?\d+) due to (?:request )?timeout",
+         "[2026-11-25 12:45:02,515] WARN [Producer clientId=console-producer] Got error produce response with "
+         "correlation id 5 on topic-partition orders-0, retrying (2 attempts left). Error: REQUEST_TIMED_OUT. Error "
+         "Message: Disconnected from node 1 due to timeout (org.apache.kafka.clients.producer.internals.Sender)")
+def _java_request_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id = int(m.group("id"))
+    yield with_connection(scan, Sighting(REQUEST_TIMEOUT, JAVA, node_id=node_id, role=role_of(node_id),
+                                         detail="request.timeout.ms passed without an answer"))
 
 
 @pattern("any.unknown_topic", ANY, "does not host this topic-partition",

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
-                                     PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
+                                     PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      Pattern, ScanState, Sighting, client_certificate_symptom, dns_status,
                                      parse_mechanisms, registrar, size_sighting, split_endpoint, tcp_status)
@@ -38,7 +38,11 @@ class RdBroker:
 
     @classmethod
     def find(cls, line: str) -> RdBroker:
-        m = _RD_BROKER.search(line)
+        """The name after the thread's (``[thrd:a:9092/bootstrap]: a:9092/1: ...``): kcat's librdkafka 2.0 logs
+        broker 1's failures from the bootstrap's thread when both are one address."""
+        after_thread = line.find("]: ")
+        m = _RD_BROKER.match(line, after_thread + 3) if after_thread >= 0 else None
+        m = m or _RD_BROKER.search(line)
         if m is None:
             return cls()
         ident = m.group("id")
@@ -93,6 +97,28 @@ def _rd_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield broker.sighting(CONNECT, status="timeout", detail="Connection setup timed out in state CONNECT")
     elif state == "SSL_HANDSHAKE":  # connected, then the TLS handshake never finished
         yield broker.sighting(TLS_FAILED, detail="Connection setup timed out in state SSL_HANDSHAKE")
+
+
+# A request on a connection that was up got no answer within socket.timeout.ms (a produce: or what is left of
+# message.timeout.ms): something in the path forgot the idle connection, or the broker stopped answering.
+# librdkafka >= 1.x disconnects after socket.max.fails (1) such timeouts; 2.16 logged only the REQTMOUT line here.
+@pattern("librdkafka.request_timeout_disconnect", LIBRDKAFKA, "request(s) timed out: disconnect",
+         r"(?P<count>\d+) request\(s\) timed out: disconnect(?:.*\(after (?P<up>\d+)ms in state UP)?",
+         "%3|1795610693.528|FAIL|rdkafka#producer-1| [thrd:203.0.113.10:9092/bootstrap]: 203.0.113.10:9092/1: "
+         "1 request(s) timed out: disconnect (after 8002ms in state UP)")
+def _rd_request_timeout_disconnect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    up = m.group("up")
+    yield RdBroker.find(m.string).sighting(REQUEST_TIMEOUT, detail=f"{m.group('count')} request(s) timed out",
+                                           up_ms=int(up) if up else None)
+
+
+@pattern("librdkafka.request_in_flight_timeout", LIBRDKAFKA, "Request in flight",
+         r"Timed out (?P<request>[A-Za-z]+Request) in flight \(after (?P<ms>\d+)ms",
+         "%5|1795610694.403|REQTMOUT|rdkafka#producer-1| [thrd:203.0.113.10:9092/1]: 203.0.113.10:9092/1: Timed out "
+         "ProduceRequest in flight (after 2006ms, timeout #0)")
+def _rd_request_in_flight_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(REQUEST_TIMEOUT,
+                                           detail=f"{m.group('request')} unanswered for {m.group('ms')} ms")
 
 
 @pattern("librdkafka.ssl_listener", LIBRDKAFKA, "connecting to a SSL listener",

@@ -16,6 +16,9 @@ EXPECTED = {
     "kerberos.rdns.kcat_list": "KERBEROS_PRINCIPAL_UNKNOWN",
     "kerberos.by_address.kcat_list": "KERBEROS_PRINCIPAL_UNKNOWN",
     "kerberos.by_address.console_producer": "KERBEROS_PRINCIPAL_UNKNOWN",
+    "idle_nat.kcat_produce": "IDLE_CONNECTION_DROPPED",
+    "idle_nat.confluent_producer": "IDLE_CONNECTION_DROPPED",
+    "idle_nat.console_producer": "IDLE_CONNECTION_DROPPED",
     "ec2_internal_advertised.kcat_produce": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.kcat_consume": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.confluent_producer": "ADVERTISED_UNRESOLVABLE",
@@ -94,6 +97,28 @@ def test_captured_client_output_maps_to_the_reports_finding_id(name):
     assert first.evidence["lines"], "a finding rests on log lines"
     assert first.evidence["confirm"].startswith("kdiag bootstrap ")
     assert first.fix
+
+
+def test_a_request_lost_after_the_nat_forgot_the_idle_connection_gives_the_connections_age_and_idle_limit():
+    """kcat (librdkafka 2.0.2) behind idle-nat-drop's NAT: `1 request(s) timed out: disconnect (after 8002ms in state
+    UP)` logged from the bootstrap's thread is about broker 1, up 8 s: close idle connections within half of that."""
+    explanation = explained(client_log("idle_nat.kcat_produce"))
+    assert ids(explanation) == ["IDLE_CONNECTION_DROPPED"]
+    finding = explanation.findings[0]
+    assert (finding.evidence["node_id"], finding.evidence["role"]) == (1, "advertised")
+    assert finding.evidence["connection_up_ms"] == 8002 and "up for 8.002 s" in finding.explanation
+    assert "connections.max.idle.ms=4000" in finding.fix and "--idle-check 8 " in finding.fix
+    assert "1/1 brokers are down" in finding.evidence["consequences"][0]["line"]
+
+
+def test_librdkafka_216_says_only_reqtmout_and_java_names_only_the_node_both_are_the_idle_drop():
+    """confluent-kafka 2.16 logs only `Timed out ProduceRequest in flight`, Java only `Disconnected from node 1 due
+    to timeout`: the connection's age is unknown, so the fix assumes Azure's 4 minutes and says how to measure."""
+    for name in ("idle_nat.confluent_producer", "idle_nat.console_producer"):
+        finding = only(explained(client_log(name)), "IDLE_CONNECTION_DROPPED")
+        assert finding.evidence["node_id"] == 1 and "connection_up_ms" not in finding.evidence
+        assert "connections.max.idle.ms=180000" in finding.fix and "--idle-check 240" in finding.fix
+        assert "203.0.113.10:9092" in finding.fix
 
 
 def test_kcat_list_of_the_ec2_broker_from_its_own_machine_is_not_a_problem():
