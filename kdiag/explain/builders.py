@@ -216,6 +216,12 @@ def with_confirm(fix: str, confirm: str) -> str:
     return f"{fix.rstrip()}\n\n{tail}" if fix else tail
 
 
+def _at_start(subject: Subject) -> str:
+    """``subject.where`` at the start of a title: a host name as written (b-1.demo..., not B-1.demo...)."""
+    where = subject.where
+    return where if subject.host is not None else where[0].upper() + where[1:]
+
+
 def _who(subject: Subject) -> str:
     return f"Broker {subject.node_id}" if subject.node_id is not None else "A broker"
 
@@ -424,7 +430,7 @@ def _tls_expected(subject: Subject, context: Context) -> Finding:
                  "port is a TLS listener (SSL or SASL_SSL)." + consequence_sentence(context))
     fix = rule_fix(_secured(subject, context, kafka=KafkaCheck("tls_expected"), protocol="PLAINTEXT"), "TLS_EXPECTED")
     confirm = context.confirm(fallback=subject.endpoint, protocol="SSL", settings=("ssl.ca.location=<ca.pem>",))
-    return finding("TLS_EXPECTED", "error", f"{where[0].upper()}{where[1:]} is a TLS listener, but the client "
+    return finding("TLS_EXPECTED", "error", f"{_at_start(subject)} is a TLS listener, but the client "
                    "connects without TLS", " ".join(parts), evidence(subject, context, confirm),
                    with_confirm(fix, confirm))
 
@@ -504,7 +510,7 @@ def _client_certificate_finding(subject: Subject, context: Context, finding_id: 
     fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), finding_id)
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=("ssl.certificate.location=<client.pem>", "ssl.key.location=<client.key>"))
-    return finding(finding_id, "error", f"{subject.where[0].upper()}{subject.where[1:]} {title}",
+    return finding(finding_id, "error", f"{_at_start(subject)} {title}",
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                    evidence(subject, context, confirm, alert=alert), with_confirm(fix, confirm))
 

@@ -19,6 +19,8 @@ EXPECTED = {
     "idle_nat.kcat_produce": "IDLE_CONNECTION_DROPPED",
     "idle_nat.confluent_producer": "IDLE_CONNECTION_DROPPED",
     "idle_nat.console_producer": "IDLE_CONNECTION_DROPPED",
+    "msk.plaintext_on_tls_port.kcat_list": "TLS_EXPECTED",
+    "msk.scram_on_tls_port.kcat_list": "SASL_MECHANISM_MISMATCH",
     "ec2_internal_advertised.kcat_produce": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.kcat_consume": "ADVERTISED_UNRESOLVABLE",
     "ec2_internal_advertised.confluent_producer": "ADVERTISED_UNRESOLVABLE",
@@ -119,6 +121,15 @@ def test_librdkafka_216_says_only_reqtmout_and_java_names_only_the_node_both_are
         assert finding.evidence["node_id"] == 1 and "connection_up_ms" not in finding.evidence
         assert "connections.max.idle.ms=180000" in finding.fix and "--idle-check 240" in finding.fix
         assert "203.0.113.10:9092" in finding.fix
+
+
+@pytest.mark.parametrize("name", ["msk.plaintext_on_tls_port.kcat_list", "msk.scram_on_tls_port.kcat_list"])
+def test_kcat_on_msks_tls_port_gets_msks_port_family_and_the_host_name_as_written(name):
+    """kcat in msk-wrong-port: without TLS, and with SCRAM, on b-1.<cluster>...amazonaws.com:9094, the TLS-only port."""
+    finding = explained(client_log(name)).findings[0]
+    assert "b-1.demo.a1b2c3.c2.kafka.us-east-1.amazonaws.com:9094" in finding.title and "B-1." not in finding.title
+    assert "Assumed Amazon MSK" in finding.fix and "9096 SASL/SCRAM" in finding.fix
+    assert "Port 9094 is TLS, inside the VPC (security.protocol=SSL)" in finding.fix
 
 
 def test_kcat_list_of_the_ec2_broker_from_its_own_machine_is_not_a_problem():
