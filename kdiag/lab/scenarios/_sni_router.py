@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kdiag.lab.scenarios._tcp_proxy import _pipe, parse_hostport
+from kdiag.lab.scenarios._tcp_proxy import parse_hostport, splice
 
 FAKE_SUBJECT = "/O=Acme Co/CN=Kubernetes Ingress Controller Fake Certificate"
 MAX_HELLO = 16384 + 5
@@ -94,16 +94,7 @@ def default_backend(directory: Path) -> tuple[str, int]:
 
 def route(client: socket.socket, routes: Mapping[str, tuple[str, int]], fallback: tuple[str, int]) -> None:
     hello = _read_hello(client)
-    target = routes.get((server_name(hello) or "").lower(), fallback)
-    try:
-        upstream = socket.create_connection(target, timeout=5)
-    except OSError:
-        client.close()
-        return
-    upstream.settimeout(None)
-    upstream.sendall(hello)
-    for source, sink in ((client, upstream), (upstream, client)):
-        threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+    splice(client, routes.get((server_name(hello) or "").lower(), fallback), first=hello)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

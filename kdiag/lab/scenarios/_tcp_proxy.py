@@ -35,15 +35,18 @@ def _pipe(source: socket.socket, sink: socket.socket) -> None:
                 pass
 
 
-def splice(client: socket.socket, target: tuple[str, int]) -> None:
-    """Pipes ``client`` to a new connection to ``target`` both ways, in two threads; if the target
-    cannot be reached the client sees its connection closed, as with docker-proxy."""
+def splice(client: socket.socket, target: tuple[str, int], first: bytes = b"") -> None:
+    """Pipes ``client`` to a new connection to ``target`` both ways, in two threads, after sending
+    ``first`` (bytes already read from the client); if the target cannot be reached the client sees its
+    connection closed, as with docker-proxy."""
     try:
         upstream = socket.create_connection(target, timeout=5)
     except OSError:
         client.close()
         return
     upstream.settimeout(None)
+    if first:
+        upstream.sendall(first)
     for source, sink in ((client, upstream), (upstream, client)):
         threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
 
