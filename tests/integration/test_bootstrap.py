@@ -134,7 +134,7 @@ def test_broker_advertising_another_brokers_address_is_caught_as_duplicate_and_w
     advertised = [clients[0], clients[1], clients[1]]
     specs = [replace(s, listeners=(c, i), advertised=(i, a), inter_broker_listener="INTERNAL")
              for s, c, i, a in zip(specs, clients, internal, advertised)]
-    with KafkaCluster.start(specs, workdir=tmp_path) as cluster:
+    with KafkaCluster.start(specs, workdir=tmp_path):
         from confluent_kafka.admin import AdminClient, NewTopic
 
         admin = AdminClient({"bootstrap.servers": f"127.0.0.1:{internal[0].port}"})

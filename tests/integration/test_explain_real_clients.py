@@ -371,7 +371,7 @@ def test_java_producer_on_a_filtered_bootstrap_is_said_to_be_unexplained_not_gue
     captured = bootstrap_clients["filtered.console_producer"]
     finding = assert_explains(captured, "ROUNDTRIP_FAILED")
     assert "timed out" in finding["explanation"] and "TLS or SASL" in finding["explanation"]
-    assert finding["evidence"]["confirm"].startswith(f"kdiag bootstrap 127.0.0.1:")
+    assert finding["evidence"]["confirm"].startswith("kdiag bootstrap 127.0.0.1:")
 
 
 # --- an advertised port that is filtered: the seed's Expiring line, alone ------------------------------------

@@ -86,7 +86,7 @@ HEALTHY_CLUSTER = Scenario(
     name="healthy-cluster",
     title="Healthy: three brokers, each advertising a name that resolves to it",
     seed="issue 3, item 2: healthy scenarios (zero error/warning findings, exit 0)",
-    description=f"""\
+    description="""\
 Three brokers in a data centre, each with an INTERNAL listener (inter-broker traffic, advertised by its
 address, port 19092) and an EXTERNAL one for clients on 9092, advertising its own DNS name:
   broker N: advertised.listeners=INTERNAL://<its address>:19092,EXTERNAL://kafka-N.example.test:9092

@@ -6,7 +6,6 @@ import json
 import random
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.kdiag_cli import REPO

@@ -67,7 +67,7 @@ def test_the_whole_seed_session_gives_one_observed_finding_with_the_seeds_fix():
 
 def test_the_bootstrap_that_applies_is_the_last_one_named_above_the_error():
     text = ("kcat -b kafka0:9092 -L\nkcat -b broker.example.com:9092 -C -t orders\n"
-            f"kafka-1.internal:9092/1: Failed to resolve 'kafka-1.internal:9092': Name or service not known\n")
+            "kafka-1.internal:9092/1: Failed to resolve 'kafka-1.internal:9092': Name or service not known\n")
     finding = only(explained(text), "ADVERTISED_UNRESOLVABLE")
     assert finding.evidence["confirm"].startswith("kdiag bootstrap broker.example.com:9092")
 
