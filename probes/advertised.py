@@ -146,6 +146,14 @@ def prove_identity(conn: KafkaConnection, kafka: KafkaCheck, *, led: tuple[str, 
             if node_id is not None and leader is not None and leader != node_id:
                 return IdentityCheck("unverified", topic, partition, f"leadership of {topic}-{partition} moved to "
                                      f"broker {leader} during the check", kafka.cluster_id)
+    if len(kafka.brokers) == 1 and kafka.brokers[0].node_id == node_id:
+        # No other broker of this cluster exists to answer in its place: a broker that has just started and is
+        # still loading its partitions says NOT_LEADER_OR_FOLLOWER for seconds (seen from kdiag watch across
+        # broker restarts). Only the cluster id, checked above, could show another cluster.
+        return IdentityCheck("unverified", topic, partition,
+                             f"ListOffsets for {topic}-{partition} answered {errors[0]} twice, but this is the only "
+                             "broker of its cluster: a partition still loading, not a different broker",
+                             kafka.cluster_id)
     return IdentityCheck("wrong_broker", topic, partition,
                          f"ListOffsets for {topic}-{partition}, which this broker leads, answered {errors[0]} "
                          "twice: the endpoint reaches a different broker", kafka.cluster_id)

@@ -9,7 +9,7 @@ from probes.advertised import prove_identity
 from probes.codec import MetadataBroker, MetadataPartition, MetadataTopic, Writer, kafka_error
 from probes.deadline import Deadline
 from probes.kafka import KafkaConnection
-from probes.results import KafkaCheck
+from probes.results import KafkaBroker, KafkaCheck
 from tests.fakebroker import API_VERSIONS, LIST_OFFSETS, METADATA, FakeBroker, answer_api_versions, answer_metadata, respond
 
 API_KEYS = ((LIST_OFFSETS, 1, 5), (METADATA, 0, 12), (API_VERSIONS, 0, 4))
@@ -42,13 +42,14 @@ def list_offsets(error_code: int):
     return handler
 
 
-def identity(script) -> str:
+def identity(script, brokers=BROKERS) -> str:
     with FakeBroker(script) as broker:
         _result, sock = tcp.connect("127.0.0.1", broker.port, timeout=2)
         with KafkaConnection(sock) as conn:
             conn.negotiate(timeout=2)
-            check = prove_identity(conn, KafkaCheck("ok", cluster_id="c1"), led=("orders", 0), cluster_id="c1",
-                                   deadline=Deadline.after(5), node_id=1)
+            check = prove_identity(conn, KafkaCheck("ok", cluster_id="c1", brokers=tuple(
+                KafkaBroker(b.node_id, b.host, b.port) for b in brokers)), led=("orders", 0), cluster_id="c1",
+                deadline=Deadline.after(5), node_id=1)
     return check.status
 
 
@@ -68,3 +69,11 @@ def test_leadership_that_moved_during_the_check_leaves_identity_unverified():
     script = [respond(API_VERSIONS, answer_api_versions(API_KEYS)), respond(LIST_OFFSETS, list_offsets(6)),
               respond(METADATA, metadata_led_by(2))]
     assert identity(script) == "unverified"
+
+
+def test_the_only_broker_of_its_cluster_still_loading_its_partitions_is_not_a_wrong_broker():
+    # kdiag watch across a single broker's restart: metadata names it leader while ListOffsets says
+    # NOT_LEADER_OR_FOLLOWER until its logs are loaded; no other broker exists to have answered instead.
+    script = [respond(API_VERSIONS, answer_api_versions(API_KEYS)), respond(LIST_OFFSETS, list_offsets(6)),
+              respond(METADATA, metadata_led_by(1)), respond(LIST_OFFSETS, list_offsets(6))]
+    assert identity(script, brokers=BROKERS[:1]) == "unverified"
