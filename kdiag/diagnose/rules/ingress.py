@@ -57,23 +57,29 @@ def _default_backend(report: Report) -> Finding | None:
                    "(librdkafka `certificate verify failed`, Java `PKIX path building failed`), or with "
                    "verification off, an HTTP `404`/`Bad Gateway` where Kafka was expected. Every broker needs its own "
                    "host name routed to it, and clients must use those names, never the ingress IP.")
-    fix = _fix(report, first)
+    fix = default_backend_fix(report, first.address or first.host, first.port)
     evidence = {"handshakes": [{"of": w, "host": h.host, "port": h.port, "sni": h.sni,
                                 "subject": h.certificate.subject if h.certificate else None, "controller": c}
                                for w, h, c in found]}
     return finding("INGRESS_DEFAULT_BACKEND", "error", title, explanation, evidence, fix)
 
 
-def _fix(report: Report, first: TlsResult) -> str:
-    address = first.address or first.host or "<ingress address>"
+def sni_check(address: str | None, port: int | None) -> str:
+    """The command that shows which certificate the ingress at ``address`` presents for a server name."""
+    return (f"openssl s_client -connect {hostport(address or '<ingress address>', port or 443)} "
+            "-servername <bootstrap host> </dev/null | grep subject")
+
+
+def default_backend_fix(report: Report, address: str | None, port: int | None) -> str:
+    """INGRESS_DEFAULT_BACKEND's fix for the ingress at ``address``:``port`` (also ``kdiag explain``'s)."""
     lines = [f"Bootstrap with the ingress's bootstrap host name, and check a name is routed before using it:\n"
-             f"  openssl s_client -connect {hostport(address, first.port or 443)} -servername <bootstrap host> "
-             "</dev/null | grep subject\n"
+             f"  {sni_check(address, port)}\n"
              "It must show the broker's certificate, not the default one. Each name (the bootstrap host and every "
              "broker's host) needs a DNS record pointing to the ingress, and a passthrough route (ingress-nginx "
              "needs --enable-ssl-passthrough)."]
     deployment = report_deployment(report)
-    node_ids = sorted(b.node_id for b in report.cluster.brokers) if report.cluster is not None else [0]
+    node_ids = sorted(b.node_id for b in report.cluster.brokers) if report.cluster is not None else []
+    node_ids = node_ids or [0]  # no metadata came back: one broker, for the shape
     lines.append("With Strimzi, an ingress listener names both (the broker hosts are what the brokers advertise):\n\n"
                  + strimzi_ingress_listener(deployment, node_ids))
     names = join_words(f"broker {n}" for n in node_ids)
