@@ -175,8 +175,10 @@ _TEXTS: dict[str, _Text] = {
         "one for the bootstrap only."),
     "INGRESS_DEFAULT_BACKEND": _Text(
         "TLS reached an ingress controller's default backend (its fake certificate): SNI routing missed, because "
-        "the client connected by IP address (no SNI) or with a name no route has.",
-        (TLS, ADVERTISED),
+        "the client connected by IP address (no SNI) or with a name no route has. Clients name no certificate "
+        "('certificate verify failed', 'PKIX path building failed', as for an untrusted CA); with verification off "
+        "they read the default backend's HTTP answer inside TLS ('Invalid response size 1213486160').",
+        (TLS, ADVERTISED, EXPLAIN),
         "Bootstrap with the ingress host name the route is for, and advertise per-broker ingress hosts "
         "(Strimzi: the ingress listener's bootstrap.host and brokers[].host)."),
     "IDLE_CONNECTION_DROPPED": _Text(

@@ -21,6 +21,7 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.diagnose.rules.ingress import sni_check
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group, message_of
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH,
@@ -472,11 +473,50 @@ def _tls_cert_untrusted(subject: Subject, context: Context) -> Finding:
     protocol = subject.protocol or context.protocol or "SSL"
     tls = TlsResult("untrusted", verify_error=subject.first("detail") or "certificate verify failed", **_tls_where(subject))
     fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_CERT_UNTRUSTED")
+    ingress = sni_ingress_note(subject)
+    if ingress:
+        meaning += f" {ingress}"
+        fix = _before_check(fix, "If it is an ingress, see which certificate answers for the name the route is for "
+                            "(the broker's, not the controller's default one):\n  "
+                            + sni_check(subject.addresses[0] if subject.addresses else subject.host, subject.port))
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol, settings=("ssl.ca.location=<ca.pem>",))
     title = (f"The TLS handshake with {subject.where} failed" if generic else
              f"The client does not trust the certificate of {subject.where}")
     return finding("TLS_CERT_UNTRUSTED", "error", title, f"{client_said(subject)} {meaning}"
-                   f"{consequence_sentence(context)}", evidence(subject, context, confirm), with_confirm(fix, confirm))
+                   f"{consequence_sentence(context)}", evidence(subject, context, confirm, sni_ingress=True if ingress else None),
+                   with_confirm(fix, confirm))
+
+
+def _before_check(fix: str, paragraph: str) -> str:
+    """``paragraph`` added to a rule's fix, before its closing ``Check with:`` line when it has one."""
+    at = fix.rfind("\nCheck with:")
+    if at < 0:
+        return f"{fix}\n\n{paragraph}"
+    return f"{fix[:at]}\n\n{paragraph}{fix[at:]}"
+
+
+INGRESS_PORT = 443  # where ingress controllers and OpenShift routes pass TLS through by SNI
+
+
+def sni_ingress_note(subject: Subject) -> str:
+    """For a certificate that does not verify at port 443 or at an IP address: an SNI-routing ingress's default
+    backend fails the same way, and the clients' words cannot tell it from an untrusted CA (neither librdkafka's
+    `certificate verify failed` nor Java's `PKIX path building failed` names the certificate; seen in the lab,
+    ``sni-ingress``)."""
+    if subject.host is None:
+        return ""
+    kind = classify_host(subject.host)
+    by_address = kind.is_ip and kind.kind != LOOPBACK
+    if not by_address and subject.port != INGRESS_PORT:
+        return ""
+    why = ("An IP address carries no server name (SNI) in the TLS handshake" if by_address else
+           f"Port {INGRESS_PORT} is where ingress controllers and OpenShift routes pass TLS through by server name "
+           "(SNI)")
+    return (f"{why}: if {subject.where} is an ingress routing by SNI (Strimzi's ingress and route listeners), a "
+            "connection whose name matches no route reaches the controller's default backend, and its certificate "
+            "(ingress-nginx's \"Kubernetes Ingress Controller Fake Certificate\") fails verification with these same "
+            "words. The client's lines cannot tell that from an untrusted CA; the openssl command in the fix, or kdiag "
+            "bootstrap (which reads the certificate and says INGRESS_DEFAULT_BACKEND), can.")
 
 
 def _tls_hostname_mismatch(subject: Subject, context: Context) -> Finding:

@@ -36,6 +36,7 @@ from kdiag.explain.builders import (Context, Subject, _address_family_split, _ad
                                     _topic_authorization, _topic_not_found, _unexplained, client_said)
 from kdiag.explain.clients.broker import _advertised_nonroutable
 from kdiag.explain.idle import idle_connection_dropped
+from kdiag.explain.ingress import http_inside_tls, ingress_default_backend
 from kdiag.explain.kerberos import kerberos_principal_unknown
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
@@ -52,7 +53,8 @@ _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEO
                  "ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE",
                  "TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH", "SASL_REQUIRED",
                  "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA", "TLS_CLIENT_CERT_REQUIRED",
-                 "TLS_CLIENT_CERT_REJECTED", "ADVERTISED_ADDRESS_FAMILY_SPLIT", "KERBEROS_PRINCIPAL_UNKNOWN")
+                 "TLS_CLIENT_CERT_REJECTED", "ADVERTISED_ADDRESS_FAMILY_SPLIT", "KERBEROS_PRINCIPAL_UNKNOWN",
+                 "INGRESS_DEFAULT_BACKEND")
 _SYMPTOM_ID = {
     CLIENT_CERT_MISSING: "TLS_CLIENT_CERT_REQUIRED", CLIENT_CERT_REFUSED: "TLS_CLIENT_CERT_REJECTED",
     PLAINTEXT_ON_TLS: "TLS_EXPECTED", TLS_ON_PLAINTEXT: "TLS_UNEXPECTED", CERT_UNTRUSTED: "TLS_CERT_UNTRUSTED",
@@ -106,7 +108,7 @@ _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, 
 _ABOUT_A_CONNECTION = ("TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
                        "TLS_CLIENT_CERT_REQUIRED", "TLS_CLIENT_CERT_REJECTED",
                        "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA",
-                       "KERBEROS_PRINCIPAL_UNKNOWN")
+                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND")
 
 
 def _at_the_bootstrap(subject: Subject, facts: Facts) -> Subject:
@@ -214,6 +216,8 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
         return "ADVERTISED_LOOPBACK" if kind == LOOPBACK and not bootstrap_loopback else "ADVERTISED_UNREACHABLE"
     if first.symptom == TLS_ON_PLAINTEXT and facts.kerberos and first.detail == "terminated during authentication":
         return "KERBEROS_PRINCIPAL_UNKNOWN"  # Java retries a Kerberos error quietly and says only this
+    if first.symptom == NOT_KAFKA and http_inside_tls(group):
+        return "INGRESS_DEFAULT_BACKEND"  # an HTTP answer inside TLS: a passthrough ingress's default backend
     return _SYMPTOM_ID[first.symptom]
 
 
@@ -251,4 +255,5 @@ BUILDERS = {
     "NOT_KAFKA": _not_kafka,
     "KERBEROS_PRINCIPAL_UNKNOWN": kerberos_principal_unknown,
     "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
+    "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
 }

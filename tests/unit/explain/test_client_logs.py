@@ -19,6 +19,14 @@ EXPECTED = {
     "idle_nat.kcat_produce": "IDLE_CONNECTION_DROPPED",
     "idle_nat.confluent_producer": "IDLE_CONNECTION_DROPPED",
     "idle_nat.console_producer": "IDLE_CONNECTION_DROPPED",
+    "sni_ingress.by_ip.kcat_list": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.by_ip.confluent_producer": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.by_ip.console_producer": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.by_ip.kcat_list_no_verify": "INGRESS_DEFAULT_BACKEND",
+    "sni_ingress.old_name.kcat_list": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.old_name.confluent_producer": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.old_name.console_producer": "TLS_CERT_UNTRUSTED",
+    "sni_ingress.old_name.kcat_list_no_verify": "INGRESS_DEFAULT_BACKEND",
     "msk.plaintext_on_tls_port.kcat_list": "TLS_EXPECTED",
     "msk.scram_on_tls_port.kcat_list": "SASL_MECHANISM_MISMATCH",
     "ec2_internal_advertised.kcat_produce": "ADVERTISED_UNRESOLVABLE",
@@ -130,6 +138,34 @@ def test_kcat_on_msks_tls_port_gets_msks_port_family_and_the_host_name_as_writte
     assert "b-1.demo.a1b2c3.c2.kafka.us-east-1.amazonaws.com:9094" in finding.title and "B-1." not in finding.title
     assert "Assumed Amazon MSK" in finding.fix and "9096 SASL/SCRAM" in finding.fix
     assert "Port 9094 is TLS, inside the VPC (security.protocol=SSL)" in finding.fix
+
+
+@pytest.mark.parametrize("name", ["sni_ingress.by_ip.kcat_list", "sni_ingress.old_name.console_producer"])
+def test_an_ingress_default_backends_certificate_is_an_untrusted_ca_in_the_clients_words_and_the_finding_says_so(name):
+    """sni-ingress with verification on: librdkafka and Java name no certificate, so the finding stays
+    TLS_CERT_UNTRUSTED; at port 443 (or an IP address: no SNI) it names the ingress and gives the openssl check."""
+    finding = only(explained(client_log(name)), "TLS_CERT_UNTRUSTED")
+    assert finding.evidence["sni_ingress"] is True and "default backend" in finding.explanation
+    # Java names the address it connected to (kafka.example.test/192.0.2.1:443): the check goes there
+    assert "openssl s_client -connect 192.0.2.1:443 -servername <bootstrap host>" in finding.fix
+    assert "kdiag bootstrap" in finding.fix.rstrip().splitlines()[-1]  # the check stays last
+
+
+def test_an_untrusted_ca_on_a_loopback_port_says_nothing_of_an_ingress():
+    finding = only(explained(client_log("tls.untrusted.kcat_list")), "TLS_CERT_UNTRUSTED")
+    assert "sni_ingress" not in finding.evidence and "ingress" not in finding.explanation + finding.fix
+
+
+@pytest.mark.parametrize(("name", "missed", "sni"), [
+    ("sni_ingress.by_ip.kcat_list_no_verify", "the client sent no SNI", None),
+    ("sni_ingress.old_name.kcat_list_no_verify", "no route matches kafka.example.test", "kafka.example.test")])
+def test_http_inside_tls_is_an_ingress_default_backend_with_the_rules_fix(name, missed, sni):
+    """kcat with verification off gets the default backend's HTTP 404 inside TLS (`Invalid response size
+    1213486160`): INGRESS_DEFAULT_BACKEND, with kdiag bootstrap's fix (openssl -servername, Strimzi's ingress)."""
+    finding = only(explained(client_log(name)), "INGRESS_DEFAULT_BACKEND")
+    assert missed in finding.title and finding.evidence.get("sni") == sni and finding.evidence["answered"] == "HTTP"
+    assert "-servername <bootstrap host>" in finding.fix and "type: ingress" in finding.fix
+    assert "- broker: 0" in finding.fix and "-X security.protocol=SSL" in finding.evidence["confirm"]
 
 
 def test_kcat_list_of_the_ec2_broker_from_its_own_machine_is_not_a_problem():
