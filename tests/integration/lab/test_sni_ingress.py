@@ -13,16 +13,14 @@ from __future__ import annotations
 
 import os
 import shlex
-import sys
 from pathlib import Path
 
 import pytest
 
 from kdiag.explain.engine import explain_text
-from kdiag.lab.kafka import cache_root, install
 from kdiag.lab.scenarios.healthy import OFFICE_DNS
 from kdiag.lab.scenarios.ingress import OLD_NAME, SNI_INGRESS
-from tests.integration.test_explain_real_clients import CONSOLE_VERSION, TOOLS_LOG4J
+from tests.integration.lab.clients import Command, confluent_producer, console_producer
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
@@ -32,39 +30,27 @@ TOPIC = "orders"
 CLIENT_SECONDS = 60.0
 
 
-def kcat_list(bootstrap: str, ca: str, *extra: str) -> tuple[list[str], str]:
+def kcat_list(bootstrap: str, ca: str, *extra: str) -> Command:
     argv = ["kcat", "-b", bootstrap, "-L", "-m", "5", "-X", "security.protocol=SSL", "-X", f"ssl.ca.location={ca}"]
     for setting in extra:
         argv += ["-X", setting]
     return argv, shlex.join(argv)
 
 
-def confluent_produce(bootstrap: str, ca: str) -> tuple[list[str], str]:
-    config = {"bootstrap.servers": bootstrap, "security.protocol": "SSL", "ssl.ca.location": ca,
-              "message.timeout.ms": 5000}
-    code = (f"from confluent_kafka import Producer\np = Producer({config!r})\n"
-            f"p.produce({TOPIC!r}, b'hello', on_delivery=lambda err, msg: print('delivery failed:', err) if err "
-            "else None)\np.flush(10)")
-    return [sys.executable, "-c", code], f"python3 - <<EOF\n{code}\nEOF"
+def confluent_produce(bootstrap: str, ca: str) -> Command:
+    return confluent_producer(bootstrap, TOPIC, {"security.protocol": "SSL", "ssl.ca.location": ca,
+                                                 "message.timeout.ms": 5000})
 
 
-def console_produce(bootstrap: str, ca: str, state_dir: Path) -> tuple[list[str], str]:
-    """Kafka 3.9.2's console producer (kafka-clients 3.9.2), its tools' log4j settings, the CA as a PEM truststore."""
-    lib, tools = install(CONSOLE_VERSION), cache_root() / CONSOLE_VERSION / "tools"
-    log4j = state_dir / "tools-log4j.properties"
-    log4j.write_text(TOOLS_LOG4J)
-    args = ["--bootstrap-server", bootstrap, "--topic", TOPIC]
-    for setting in ("security.protocol=SSL", "ssl.truststore.type=PEM", f"ssl.truststore.location={ca}",
-                    "max.block.ms=15000", "request.timeout.ms=1500", "delivery.timeout.ms=3000", "linger.ms=0",
-                    "enable.idempotence=false"):
-        args += ["--producer-property", setting]
-    java = ["java", "-Xmx64m", f"-Dlog4j.configuration=file:{log4j}", "-cp", f"{lib}/*{os.pathsep}{tools}/*",
-            "kafka.tools.ConsoleProducer", *args]
-    shown = shlex.join(["kafka-console-producer.sh", *args])
-    return ["sh", "-c", f"echo hello | {shlex.join(java)}"], f"echo hello | {shown}"
+def console_produce(bootstrap: str, ca: str, state_dir: Path) -> Command:
+    """The console producer trusting the cluster's CA as a PEM truststore."""
+    return console_producer(bootstrap, TOPIC, ("security.protocol=SSL", "ssl.truststore.type=PEM",
+                                               f"ssl.truststore.location={ca}", "max.block.ms=15000",
+                                               "request.timeout.ms=1500", "delivery.timeout.ms=3000", "linger.ms=0",
+                                               "enable.idempotence=false"), state_dir)
 
 
-def commands(bootstrap: str, ca: str, state_dir: Path) -> dict[str, tuple[list[str], str]]:
+def commands(bootstrap: str, ca: str, state_dir: Path) -> dict[str, Command]:
     return {
         "kcat_list": kcat_list(bootstrap, ca),
         "kcat_list_no_verify": kcat_list(bootstrap, ca, "enable.ssl.certificate.verification=false"),
