@@ -111,6 +111,7 @@ class Context:
     consequences: tuple[Group, ...]
     protocol: str | None  # the client's security.protocol when a line shows it (ssl://host:port/...)
     line: int = 0  # the finding's first line: the bootstrap list in force there is the one that applies
+    failing: tuple[BrokerReport, ...] = ()  # every advertised broker the log shows failing, as the implied report has it
 
     @property
     def bootstrap(self) -> tuple[Endpoint, ...]:
@@ -153,8 +154,11 @@ class Context:
         port = subject.port if subject is not None and subject.port else 9092
         used = used or (self.bootstrap[0] if self.bootstrap else Endpoint(BOOTSTRAP_HOST, port))
         facts.setdefault("protocol", (subject.protocol if subject else None) or self.protocol or "PLAINTEXT")
-        return Implied(used=used, bootstrap=self.bootstrap, brokers=tuple(brokers) + self.known_brokers(
-            besides=brokers), **facts)
+        # The other brokers the log shows failing too: a fix for one broker alone would advertise the bootstrap
+        # address for it, and then for the next one the same (one round-robin balancer in front of all of them).
+        taken = {b.node_id for b in brokers}
+        named = tuple(sorted((*brokers, *(b for b in self.failing if b.node_id not in taken)), key=lambda b: b.node_id))
+        return Implied(used=used, bootstrap=self.bootstrap, brokers=named + self.known_brokers(besides=named), **facts)
 
 
 # --- the words every finding shares ---------------------------------------------------------------

@@ -36,6 +36,7 @@ from kdiag.explain.builders import (Context, Subject, _address_family_split, _ad
                                     _topic_authorization, _topic_not_found, _unexplained, client_said)
 from kdiag.explain.clients.broker import _advertised_nonroutable
 from kdiag.explain.idle import idle_connection_dropped
+from kdiag.explain.implied import broker
 from kdiag.explain.ingress import http_inside_tls, ingress_default_backend
 from kdiag.explain.kerberos import kerberos_principal_unknown
 from kdiag.explain.observations import Facts, Group, Observations
@@ -45,6 +46,7 @@ from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTR
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN)
 from kdiag.finding import Finding
+from kdiag.report import BrokerReport
 
 # Kinds of host a broker advertises by default and a client elsewhere cannot use.
 ADVERTISED_KINDS = (EC2_INTERNAL, CONTAINER_ID, KUBERNETES, SINGLE_LABEL, UNSPECIFIED)
@@ -84,7 +86,7 @@ def findings_from(seen: Observations) -> list[Finding]:
         else:
             kept.append(subject)
     consequences.sort(key=lambda g: g.examples[0][0] if g.examples else 0)
-    context = Context(seen.facts, tuple(consequences), protocol)
+    context = Context(seen.facts, tuple(consequences), protocol, failing=_failing_brokers(kept))
     connected = {_endpoint_key(s) for s in kept if s.symptoms & _AFTER_CONNECT}
     findings = []
     for subject in kept:
@@ -96,6 +98,22 @@ def findings_from(seen: Observations) -> list[Finding]:
     if not findings and consequences:
         findings.append(_unexplained(context))
     return findings
+
+
+def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
+    """The advertised brokers whose address the log shows failing (by node id), as an implied report holds them."""
+    failing: dict[int, BrokerReport] = {}
+    for subject in subjects:
+        if subject.role != ADVERTISED or subject.node_id is None or subject.host is None:
+            continue
+        if subject.finding_id == "ADVERTISED_UNRESOLVABLE":
+            checks = {"dns": subject.status or "nxdomain"}
+        elif subject.finding_id in ("ADVERTISED_UNREACHABLE", "ADVERTISED_LOOPBACK"):
+            checks = {"tcp": subject.status or "refused"}
+        else:
+            continue
+        failing.setdefault(subject.node_id, broker(subject.node_id, subject.host, subject.port or 9092, **checks))
+    return tuple(failing.values())
 
 
 # Symptoms that prove the TCP connection to an endpoint came up.

@@ -6,6 +6,8 @@ run without a broker, so a change to a pattern that breaks a real line fails fas
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.unit.explain.helpers import CLIENT_LOGS, client_log, explained, ids, only, output_only
@@ -19,6 +21,9 @@ EXPECTED = {
     "idle_nat.kcat_produce": "IDLE_CONNECTION_DROPPED",
     "idle_nat.confluent_producer": "IDLE_CONNECTION_DROPPED",
     "idle_nat.console_producer": "IDLE_CONNECTION_DROPPED",
+    "one_load_balancer.kcat_produce": "ADVERTISED_UNRESOLVABLE",
+    "one_load_balancer.confluent_producer": "ADVERTISED_UNRESOLVABLE",
+    "one_load_balancer.console_producer": "ADVERTISED_UNRESOLVABLE",
     "sni_ingress.by_ip.kcat_list": "TLS_CERT_UNTRUSTED",
     "sni_ingress.by_ip.confluent_producer": "TLS_CERT_UNTRUSTED",
     "sni_ingress.by_ip.console_producer": "TLS_CERT_UNTRUSTED",
@@ -93,9 +98,14 @@ for name in NOTHING_SAID:
     del EXPECTED[name]
 
 
+# Broker lists (kcat -L) whose brokers only the metadata shows: a warning, tested on its own below.
+LISTINGS = {"ec2_internal_advertised.kcat_list", "one_load_balancer.kcat_list_three_times",
+            "one_load_balancer.kcat_list_debug"}
+
+
 def test_every_captured_log_has_an_expectation():
     captured = {p.stem for p in CLIENT_LOGS.glob("*.log")}
-    assert captured - {"ec2_internal_advertised.kcat_list"} - NOTHING_SAID == set(EXPECTED)
+    assert captured - LISTINGS - NOTHING_SAID == set(EXPECTED)
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
@@ -138,6 +148,34 @@ def test_kcat_on_msks_tls_port_gets_msks_port_family_and_the_host_name_as_writte
     assert "b-1.demo.a1b2c3.c2.kafka.us-east-1.amazonaws.com:9094" in finding.title and "B-1." not in finding.title
     assert "Assumed Amazon MSK" in finding.fix and "9096 SASL/SCRAM" in finding.fix
     assert "Port 9094 is TLS, inside the VPC (security.protocol=SSL)" in finding.fix
+
+
+@pytest.mark.parametrize("name", ["one_load_balancer.confluent_producer", "one_load_balancer.console_producer"])
+def test_brokers_behind_one_balancer_each_get_an_address_of_their_own_never_the_bootstrap(name):
+    """one-load-balancer from the laptop: brokers 0, 1 and 2 advertise Strimzi pod names, reached through one
+    round-robin balancer (kafka.example.test:9092). Each finding's fix covers all three brokers the log shows
+    failing, each with its own outside address: advertising the bootstrap address for each broker in turn (a fix
+    written for one broker alone) would put all three behind the balancer, failure mode #6."""
+    findings = explained(client_log(name)).findings
+    assert sorted(f.evidence["node_id"] for f in findings) == [0, 1, 2]
+    for finding in findings:
+        assert "Assumed Strimzi" in finding.fix and "kafka.example.test:9092" not in finding.fix.split("Confirm")[0]
+        assert all(f"<address clients outside use for broker {n}>" in finding.fix for n in (0, 1, 2))
+        assert all(f"- broker: {n}" in finding.fix for n in (0, 1, 2))
+
+
+@pytest.mark.parametrize("name", ["one_load_balancer.kcat_list_three_times", "one_load_balancer.kcat_list_debug"])
+def test_nothing_a_client_prints_shows_which_broker_the_balancer_picked(name):
+    """Why explain cannot raise LOAD_BALANCED_BOOTSTRAP: kcat -L run three times through the balancer reaches a
+    different broker each time, yet prints the same metadata (the `(controller)` mark moves, but KRaft names a
+    random broker there anyway), and librdkafka's debug log names the bootstrap connection only as NodeId -1,
+    with one ClusterId: the clients never learn which broker answered."""
+    paste = client_log(name)
+    if "-d broker" in paste:  # librdkafka's debug lines: one cluster, and the bootstrap connection is node -1
+        assert "Added new broker with NodeId -1" in paste and len(set(re.findall(r"ClusterId: (\S+),", paste))) == 1
+    explanation = explained(paste)
+    assert "LOAD_BALANCED_BOOTSTRAP" not in ids(explanation)
+    assert only(explanation, "ADVERTISED_UNRESOLVABLE").evidence["node_ids"] == [0, 1, 2]
 
 
 @pytest.mark.parametrize("name", ["sni_ingress.by_ip.kcat_list", "sni_ingress.old_name.console_producer"])
