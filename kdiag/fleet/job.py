@@ -35,6 +35,15 @@ FLEET_SCHEMA = "kdiag.fleet/1"
 _MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+|yarn|k8s://\S+)$")
 KAFKA_JARS_ENV = "KDIAG_SPARK_KAFKA_JARS"
 LOCAL_SHUFFLE_PARTITIONS = 4
+INPUT_SPLITS_PER_SHUFFLE_PARTITION = 2  # input splits are spark.sql.files.maxPartitionBytes (128 MiB) of JSON text
+
+
+def local_shuffle_partitions(input_splits: int) -> int:
+    """Shuffle partitions in local mode: a few for a small input (each is a task per shuffle, and Spark's
+    200 would cost more than the work), one per two input splits beyond (a few hundred thousand reports
+    each): with 4 for every size, 4 million reports put a million in each task, and caching one ran the
+    4 GB driver out of heap."""
+    return max(LOCAL_SHUFFLE_PARTITIONS, input_splits // INPUT_SPLITS_PER_SHUFFLE_PARTITION)
 
 
 class FleetError(Exception):
@@ -495,7 +504,10 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
     from pyspark.sql import functions as F
 
     say("reading and parsing the reports")
-    records = classified(read_text(spark, files, topics)).persist(StorageLevel.MEMORY_AND_DISK)
+    text = read_text(spark, files, topics)
+    if options.shuffle_partitions is None and spark.sparkContext.master.startswith("local"):
+        spark.conf.set("spark.sql.shuffle.partitions", str(local_shuffle_partitions(text.rdd.getNumPartitions())))
+    records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
     try:
         reports = accepted_reports(records)
         if options.since:
