@@ -59,14 +59,20 @@ _TEXTS: dict[str, _Text] = {
         "Bootstrap with the Kafka listener's port; the evidence says what answered instead."),
     "BROKER_STALLED": _Text(
         "The peer began a Kafka answer (a size, a few bytes) and then sent nothing more, or trickled it too slowly "
-        "to finish within the run's timeout: a hung broker, a proxy that cannot forward, an MTU black hole.",
+        "to finish within the run's timeout: a hung broker, a proxy that cannot forward, an MTU black hole. Or it "
+        "answered nothing and did not react when kdiag closed its side either: the kernel accepted the connection "
+        "but the broker's process is not reading (frozen: a long GC pause, SIGSTOP, a paused VM; or hung).",
         (METADATA, ADVERTISED),
-        "Check the broker's health and the network path (MTU); the evidence says how many bytes came in how long."),
+        "Check the broker's health (stopped? ps state T; GC log, jstack) and the network path (MTU); the evidence "
+        "says how many bytes came in how long."),
     "BROKER_CLOSED_CONNECTION": _Text(
-        "The peer accepted the connection and closed it mid-conversation (after ApiVersions, say) instead of "
-        "answering: a request it would not serve, a proxy without a backend, a broker shutting down.",
+        "The peer accepted the connection and closed it instead of answering: before ApiVersions, as a broker "
+        "turns away an address that already has max.connections.per.ip connections (`Rejected connection from "
+        "/IP` in its log) or a proxy without a backend does; mid-conversation, a request it would not serve or a "
+        "broker shutting down.",
         (METADATA, ADVERTISED),
-        "Read the broker's (or the proxy's) log at the time of the run for why it closed the connection."),
+        "Read the broker's (or the proxy's) log at the time of the run for why it closed the connection; raise "
+        "max.connections.per.ip(.overrides) for the client's address if it was rejected."),
     "RESPONSE_TOO_LARGE": _Text(
         "The peer's answer declared a size no Kafka broker sends for that request (a 63 MiB ApiVersions answer); "
         "kdiag refused it unread to bound its memory.",

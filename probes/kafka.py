@@ -48,6 +48,10 @@ from probes.tls_settings import TlsSettings
 CLIENT_ID = "kdiag"
 # A broker answers ApiVersions in milliseconds; a port silent this long is not a working broker.
 API_VERSIONS_WAIT = 5.0
+# A running server of any protocol notices at once when its client closes its side of the connection;
+# a frozen process does not. At most this long (and a fifth of the first request's wait) is kept for
+# that reaction when the first ApiVersions gets no answer.
+REACTION_WAIT = 0.5
 
 
 class KafkaProbeError(Exception):
@@ -137,7 +141,11 @@ class KafkaConnection:
         The response may be at most ``limits.max_response_size`` for this request, and what is being
         received counts against the run's ``IN_FLIGHT_BUDGET``: a larger one is refused at its size
         prefix, before it is buffered."""
-        deadline = time.monotonic() + timeout
+        # The first request on a plain connection keeps back the time ``_silent`` needs to tell why it got
+        # no answer, if it gets none.
+        first = self.received == 0 and isinstance(request, ApiVersionsRequest) and isinstance(self.sock, socket.socket)
+        reaction_wait = min(REACTION_WAIT, timeout / 5) if first else 0.0
+        deadline = time.monotonic() + timeout - reaction_wait
         what = type(request).__name__.removesuffix("Request")
         self.protocol.max_frame_size = limits.max_response_size(request.API_KEY)
         correlation_id, data = self.protocol.send_request(request)
@@ -158,7 +166,7 @@ class KafkaConnection:
                         got = self.received - received_before
                         closed = ForeignBytes("closed", f"the peer closed the connection after {got} bytes of its "
                                               f"answer to {what}" + (f" (and {received_before} bytes before it)"
-                                                                     if received_before else ""), "")
+                                                                     if received_before else self._from()), "")
                         raise ConnectionClosed("error", f"the peer closed the connection after {self.received} "
                                                f"bytes without answering {type(request).__name__[:-7]}",
                                                received=self.received, foreign=closed)
@@ -199,12 +207,7 @@ class KafkaConnection:
                                       "(a very slow or stalled peer)", received=self.received,
                                       foreign=stalled) from None
             if self.protocol.in_flight == 1 and isinstance(request, ApiVersionsRequest):
-                # Nothing at all came back to the first request a Kafka broker answers in
-                # milliseconds: evidence of another protocol waiting for input of its own.
-                silent = ForeignBytes("silent", f"no answer at all within {timeout:.3g}s: the port accepted the "
-                                      "connection but sent nothing back (a server of another protocol waiting for "
-                                      "input of its own, e.g. HTTP, or a hung broker)", "")
-                raise KafkaProbeError("not_kafka", f"no answer to {what} within {timeout:.3g}s", foreign=silent)
+                raise self._silent(what, timeout - reaction_wait, reaction_wait) from None
             stalled = ForeignBytes("stalled", f"no answer to {what} within {timeout:g}s after "
                                    f"{received_before} bytes of earlier answers", "")
             raise KafkaProbeError("error", f"no answer to {what} within {timeout:.3g}s "
@@ -217,12 +220,52 @@ class KafkaConnection:
             if isinstance(exc, KafkaProbeError):
                 raise
             closed = ForeignBytes("closed", f"the connection failed while waiting for {what}: "
-                                  f"{exc.strerror or exc}", "")
+                                  f"{exc.strerror or exc}" + ("" if self.received else self._from()), "")
             raise ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
                                    received=self.received, foreign=closed) from None
         finally:
             if reserved:
                 IN_FLIGHT.release(reserved)
+
+    def _from(self) -> str:
+        """`` (kdiag connected from ADDRESS)``: the client address a broker's log names a connection by."""
+        try:
+            return f" (kdiag connected from {self.sock.getsockname()[0]})"
+        except OSError:
+            return ""
+
+    def _silent(self, what: str, waited: float, reaction_wait: float) -> KafkaProbeError:
+        """Nothing at all came back to the first request, which a Kafka broker answers in milliseconds.
+
+        Either a server of another protocol is waiting for input of its own (HTTP's end of line), or the
+        process behind the port is not reading at all: frozen (a stop-the-world GC pause, SIGSTOP, a paused
+        VM) or hung, while its kernel still completes handshakes and buffers requests. Closing kdiag's side
+        of the connection tells them apart: a running server sees the end at once and closes too, or says
+        what it speaks; a process that does not read does nothing."""
+        reaction = _reaction_to_close(self.sock, reaction_wait) if reaction_wait > 0 else b""
+        waited_s = f"{waited:.3g}s"
+        if reaction is None:
+            hung = ForeignBytes("hung", f"no answer to {what} within {waited_s}, and no reaction within "
+                                f"{reaction_wait:.3g}s when kdiag then closed its side of the connection: the "
+                                "kernel accepted the connection, but the process behind the port is not reading "
+                                "it (frozen or hung)", "")
+            return KafkaProbeError("error", f"no answer to {what} within {waited_s}, and no reaction to kdiag "
+                                   "closing its side: the process behind the port is not reading (frozen or hung)",
+                                   foreign=hung)
+        if reaction:
+            self.received += len(reaction)
+            seen = foreign_or_garbage(reaction)
+            foreign = ForeignBytes(seen.kind, f"no answer to {what} within {waited_s}; only when kdiag closed its "
+                                   f"side of the connection, {seen.description}", seen.preview)
+            return KafkaProbeError("tls_expected" if foreign.is_tls else "not_kafka",
+                                   f"no answer to {what} within {waited_s}, then {seen.description} when kdiag "
+                                   "closed its side", foreign=foreign, received=self.received)
+        why = (", and closed it when kdiag closed its side (a server of another protocol waiting for input of its "
+               "own, e.g. HTTP)" if reaction_wait else " (a server of another protocol waiting for input of its own, "
+               "e.g. HTTP, or a hung broker)")
+        silent = ForeignBytes("silent", f"no answer at all within {waited_s}: the port accepted the connection but "
+                              f"sent nothing back{why}", "")
+        return KafkaProbeError("not_kafka", f"no answer to {what} within {waited_s}", foreign=silent)
 
     # --- the conversations ----------------------------------------------------------------------
 
@@ -291,6 +334,19 @@ class KafkaConnection:
     def sasl_authenticate(self, auth_bytes: bytes, *, timeout: float) -> SaslAuthenticateResponse:
         chosen = self.version_for(SaslAuthenticateRequest.API_KEY)
         return self.request(SaslAuthenticateRequest(auth_bytes, version=chosen), timeout=timeout)
+
+
+def _reaction_to_close(sock: socket.socket, wait: float) -> bytes | None:
+    """Close the sending side of ``sock`` (a FIN) and wait up to ``wait`` seconds for the peer's reaction:
+    the bytes it sent then (at most 4 KiB), b"" when it closed or reset the connection, None for nothing."""
+    try:
+        sock.shutdown(socket.SHUT_WR)
+        sock.settimeout(max(wait, 0.001))
+        return sock.recv(4096)
+    except socket.timeout:
+        return None
+    except OSError:
+        return b""
 
 
 def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int | None = None,

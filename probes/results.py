@@ -57,7 +57,9 @@ class ForeignBytes:
     stable identifier, ``description`` prose. The codec recognises them (``identify_foreign``); the probe
     and the capture report them as they are."""
 
-    kind: str  # tls_alert | tls_handshake | http | ssh | zookeeper | text | binary | silent
+    # tls_alert | tls_handshake | http | ssh | zookeeper | text | binary | silent; a peer misbehaving in time or
+    # size (probes.kafka): stalled | hung | closed | too_large
+    kind: str
     description: str
     preview: str  # the first bytes, printable ASCII kept, the rest as \\xNN
 

@@ -69,6 +69,9 @@ class TlsStream:
     def getpeername(self):  # type: ignore[no-untyped-def]
         return self._sock.getpeername()
 
+    def getsockname(self):  # type: ignore[no-untyped-def]
+        return self._sock.getsockname()
+
     def sendall(self, data: bytes) -> None:
         self._tls.write(data)
         self._flush()

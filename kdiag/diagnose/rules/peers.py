@@ -2,8 +2,9 @@
 answer and stalls (BROKER_STALLED), one that closes the connection mid-conversation
 (BROKER_CLOSED_CONNECTION), one whose answer is larger than any real one (RESPONSE_TOO_LARGE).
 
-The probe records what happened as ``KafkaCheck.foreign`` of kind ``stalled``, ``closed`` or
-``too_large`` (``probes.kafka``), with the bytes and seconds; these rules read that, on the bootstrap
+The probe records what happened as ``KafkaCheck.foreign`` of kind ``stalled``, ``hung`` (no answer at all,
+and no reaction when kdiag closed its side: the process is not reading), ``closed`` or ``too_large``
+(``probes.kafka``), with the bytes and seconds; these rules read that, on the bootstrap
 address and on every advertised broker (``rules.protocol.probed``). A TLS handshake that timed out
 (``TlsResult.status == "timeout"``) is a stall too.
 """
@@ -44,7 +45,7 @@ def _stalled_everywhere(report: Report) -> tuple[Finding, ...]:
     of a record, or nothing, and then held the connection)."""
     from kdiag.diagnose.rules.tls import tls_targets
 
-    found = list(_per_endpoint("stalled", _stalled)(report))
+    found = [*_per_endpoint("stalled", _stalled)(report), *_per_endpoint("hung", _not_reading)(report)]
     for target in tls_targets(report):
         result = target.tls
         if result is None or result.status != "timeout":
@@ -69,7 +70,26 @@ def _stalled(target: Probed, said: str) -> Finding:
         "ping -M do -s 1472 <host> shows an MTU problem.")
 
 
+def _not_reading(target: Probed, said: str) -> Finding:
+    return _about(
+        target, "BROKER_STALLED", "accepted the connection, but the process behind it is not reading",
+        f"The TCP handshake completes, so the port looks open, but there was {said}. The handshake is the work of "
+        "the kernel of the broker's host, not of the broker, and a running server of any protocol notices at once "
+        "when its client closes the connection: this one is not reading its sockets at all, frozen (a "
+        "long stop-the-world GC pause, a process stopped with SIGSTOP or by a debugger, a paused VM or container) "
+        "or hung (deadlocked network threads, a full disk). A client sees its connection set up and then waits for "
+        "request.timeout.ms (30 s by default), reconnects and waits again, reporting timeouts rather than the "
+        "cause. A broker frozen longer than broker.session.timeout.ms (9 s by default) is fenced by the controller.",
+        said,
+        "On the broker's host, look at the process that owns the port (ss -ltnp 'sport = :<port>'): a state of T "
+        "in ps -o stat= -p <pid> means it was stopped (kill -CONT <pid> resumes it); otherwise its GC log for "
+        "long pauses, jstack <pid> for stuck network or request-handler threads, and the end of its server.log. "
+        "Restart it if it stays hung.")
+
+
 def _closed(target: Probed, said: str) -> Finding:
+    if target.kafka.api_versions_version is None:
+        return _rejected(target, said)
     return _about(
         target, "BROKER_CLOSED_CONNECTION", "closed the connection in the middle of the conversation",
         f"The peer accepted the connection and then closed it instead of answering: {said}. A broker closes a "
@@ -80,6 +100,33 @@ def _closed(target: Probed, said: str) -> Finding:
         "Look in the broker's server.log at the time of the run for the reason it closed the connection "
         "(\"Unexpected error from /<client>\", \"Failed authentication\", a shutdown); if a proxy or load balancer "
         "sits in front, check its log and its backend health.")
+
+
+def _rejected(target: Probed, said: str) -> Finding:
+    """Closed before answering ApiVersions, which a Kafka broker answers on every listener, before any
+    authentication and at any version: a connection turned away as it was accepted."""
+    return _about(
+        target, "BROKER_CLOSED_CONNECTION", "accepted the connection, then closed it without answering",
+        f"kdiag connected and sent ApiVersions, the first request every Kafka client sends and one a broker answers "
+        f"on every listener, before any authentication and at any version; the peer closed the connection instead: "
+        f"{said}. A Kafka broker turns a connection away like this as it accepts it when the client's IP address "
+        "already holds the broker's maximum number of connections, max.connections.per.ip (or that address's entry "
+        "in max.connections.per.ip.overrides; 0 there blocks it): its server.log says `Rejected connection from "
+        "/<IP>, address already has the configured maximum of N connections`. Every client on the same host, or "
+        "behind the same NAT or proxy address, counts against that one limit. A connection-rate quota on the "
+        "address (connection_creation_rate) closes new connections too, after a delay. A proxy whose backend is down "
+        "(a published Docker port whose container is not listening, a load balancer with no healthy target) does "
+        "the same. Clients log a disconnect and reconnect without end.",
+        said,
+        "Look in the broker's server.log for `Rejected connection from /<your address>`. If it is there, find "
+        "what holds that many connections from the address (ss -tn state established '( sport = :<port> )' on the "
+        "broker counts them), or raise the limit for it, at once and on every broker (KIP-308: no restart):\n"
+        "  kafka-configs.sh --bootstrap-server <a broker> --entity-type brokers --entity-default --alter \\\n"
+        "    --add-config 'max.connections.per.ip.overrides=[<address>:<N>]'\n"
+        "(the list replaces the one set before: keep its entries), or max.connections.per.ip for every address "
+        "(in server.properties, or KAFKA_MAX_CONNECTIONS_PER_IP for Docker). kafka-configs.sh --describe "
+        "--entity-type ips shows a connection_creation_rate quota. If nothing is logged, the connection never "
+        "reached a broker: check the proxy or published port in front of it.")
 
 
 def _too_large(target: Probed, said: str) -> Finding:

@@ -114,6 +114,27 @@ def test_broker_that_trickles_a_byte_a_second_is_broker_stalled_within_the_timeo
     assert_bounded(seconds, rss, startup)
 
 
+def test_port_whose_process_never_reads_is_broker_stalled_not_a_foreign_protocol(startup):
+    with socket.create_server(("127.0.0.1", 0)) as listener:  # never accepted: the kernel alone answers
+        status, report, stderr, seconds, rss = kdiag(listener.getsockname()[1])
+    assert status == 1, stderr
+    assert set(findings(report)) == {"BROKER_STALLED"}
+    stalled = findings(report)["BROKER_STALLED"]
+    assert stalled["title"].endswith("accepted the connection, but the process behind it is not reading")
+    assert "no reaction within" in stalled["evidence"]["what"]
+    assert_bounded(seconds, rss, startup)
+
+
+def test_broker_that_closes_before_answering_api_versions_is_broker_closed_connection_naming_the_ip_limit(startup):
+    with FakeBroker([close()], strict=False) as peer:
+        status, report, stderr, seconds, rss = kdiag(peer.port)
+    assert status == 1, stderr
+    closed = findings(report)["BROKER_CLOSED_CONNECTION"]
+    assert closed["title"].endswith("accepted the connection, then closed it without answering")
+    assert "max.connections.per.ip" in closed["fix"]
+    assert_bounded(seconds, rss, startup)
+
+
 def test_broker_that_answers_api_versions_and_then_closes_is_broker_closed_connection(startup):
     script = [respond(API_VERSIONS, answer_api_versions()), expect_request(METADATA), close()]
     with FakeBroker(script, default=[close()], strict=False) as peer:

@@ -4,7 +4,10 @@ peers, a SASL listener)."""
 
 from __future__ import annotations
 
+import http.server
 import re
+import socket
+import threading
 import time
 import tracemalloc
 
@@ -189,7 +192,49 @@ def test_silent_peer_ends_within_the_timeout_as_not_kafka_saying_nothing_came_ba
     assert elapsed < 0.8 + 0.5
     assert (check.status, check.foreign.kind) == ("not_kafka", "silent")
     assert re.search(r"no answer to ApiVersions within 0\.\d+s", check.error)
-    assert "sent nothing back" in check.foreign.description
+    assert "sent nothing back, and closed it when kdiag closed its side" in check.foreign.description
+
+
+def test_a_port_whose_process_never_reads_is_hung_within_the_timeout_not_a_foreign_protocol():
+    # listen() and never accept(): the kernel completes the handshake and buffers the request, as it does
+    # for a frozen broker; nothing reads it, so nothing reacts when kdiag closes its side either
+    with socket.create_server(("127.0.0.1", 0)) as listener:
+        result, sock = tcp.connect("127.0.0.1", listener.getsockname()[1], timeout=TIMEOUT)
+        assert result.ok, result
+        with KafkaConnection(sock) as conn:
+            started = time.monotonic()
+            check, _response = check_kafka(conn, timeout=1.0)
+            elapsed = time.monotonic() - started
+
+    assert elapsed < 1.0 + 0.2
+    assert (check.status, check.foreign.kind) == ("error", "hung")
+    assert re.search(r"no answer to ApiVersions within 0\.8s, and no reaction within 0\.2s", check.foreign.description)
+    assert check.foreign.description.endswith("the process behind the port is not reading it (frozen or hung)")
+
+
+def test_a_server_that_answers_only_when_kdiag_closes_its_side_is_named_by_that_answer():
+    # Python's http.server waits for the end of a request line no Kafka request has; at the end of the
+    # stream it answers 400 for what it got, as HTTP/0.9 (no status line: an HTML page alone)
+    class Handler(http.server.BaseHTTPRequestHandler):
+        def log_message(self, format: str, *args: object) -> None:  # the test's output stays quiet
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        result, sock = tcp.connect("127.0.0.1", server.server_address[1], timeout=TIMEOUT)
+        assert result.ok, result
+        with KafkaConnection(sock) as conn:
+            check, _response = check_kafka(conn, timeout=1.0)
+    finally:
+        server.shutdown()
+        server.server_close()
+
+    assert (check.status, check.foreign.kind) == ("not_kafka", "text")
+    assert check.foreign.description.startswith("no answer to ApiVersions within 0.8s; only when kdiag closed its "
+                                                "side of the connection, bytes that do not frame as Kafka ('<!DOCTYPE")
+    assert check.foreign.preview.startswith("<!DOCTYPE HTML")
 
 
 def test_peer_closing_before_any_answer_is_an_error_not_a_hang():
@@ -198,6 +243,8 @@ def test_peer_closing_before_any_answer_is_an_error_not_a_hang():
 
     assert check.status == "error"
     assert "closed the connection" in check.error
+    assert check.foreign.kind == "closed"
+    assert check.foreign.description.endswith("(kdiag connected from 127.0.0.1)")
     assert elapsed < 1.0
 
 
