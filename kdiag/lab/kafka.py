@@ -520,6 +520,17 @@ class KafkaBroker:
         """SIGTERM the process group, SIGKILL it after ``timeout`` seconds. Safe to call again."""
         _stop([self], timeout=timeout)
 
+    @contextmanager
+    def frozen(self) -> Iterator[None]:
+        """The broker's process group stopped (SIGSTOP) for the ``with`` block and resumed (SIGCONT) after it,
+        whatever happens: a long GC pause or a hung JVM as a client sees it, its kernel still completing TCP
+        handshakes and buffering requests that nothing reads."""
+        _signal_group(self._process, signal.SIGSTOP)
+        try:
+            yield
+        finally:
+            _signal_group(self._process, signal.SIGCONT)
+
     def __enter__(self) -> KafkaBroker:
         return self
 
