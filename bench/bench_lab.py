@@ -552,7 +552,7 @@ def summary_md(results: dict[str, Any]) -> str:
             for name in ("confluent-kafka", "console-producer") if java else ("confluent-kafka",):
                 run = vantage["clients"][name]
                 ratio = vantage["ratios"][name]
-                cells += [_client_text(run, cap),
+                cells += [_client_text(run, scenario.get("cap_s", cap)),
                           "—" if ratio is None else ("≥ " if run["outcome"] == "cap" else "") + _ratio_plain(ratio)]
             cells.append(vantage["verdict"])
             counted["meets target" if vantage["verdict"].startswith("meets target") else
@@ -575,6 +575,7 @@ def summary_md(results: dict[str, Any]) -> str:
         f"{counted['meets target']} meet the target, {counted['misses']} miss it and {counted['n/a']} are n/a (no "
         "client waited on a timeout). Whole run: "
         f"{total / 60:.1f} min ({total:.0f} s) for {len(results['scenarios'])} scenarios.",
+        *_runs_note(results),
         "",
         *rows,
         "",
@@ -635,6 +636,19 @@ def _ratio_plain(ratio: float) -> str:
 # --------------------------------------------------------------------------- main
 
 
+def _runs_note(results: dict[str, Any]) -> list[str]:
+    """With --merge the rows come from several runs: say which, and each run's client cap."""
+    runs: dict[tuple[str, float], list[str]] = {}
+    for scenario in results["scenarios"]:
+        key = (scenario.get("measured_at", results.get("measured_at", "?"))[:10], scenario.get("cap_s", results["cap_s"]))
+        runs.setdefault(key, []).append(scenario["name"])
+    if len(runs) < 2:
+        return []
+    parts = [f"{len(names)} scenarios on {day} (clients capped at {cap:.0f} s)" for (day, cap), names in sorted(runs.items())]
+    return ["", "The rows come from separate runs, each row's kdiag and client times from the same run: "
+            + "; ".join(parts) + ". The whole-run time above is the last run's."]
+
+
 def render_only() -> None:
     """Rewrite the verdicts and ``summary_md`` of ``bench/results/lab.json`` from its own figures."""
     path = RESULTS / "lab.json"
@@ -656,6 +670,8 @@ def main() -> None:
                         help="stop waiting for a client after this many seconds (librdkafka's default "
                              "message.timeout.ms is 300 s); the ratio is then a lower bound")
     parser.add_argument("--kdiag-runs", type=int, default=3, help="kdiag runs per vantage (the median is used)")
+    parser.add_argument("--merge", action="store_true",
+                        help="keep bench/results/lab.json's other scenarios, replacing only those measured now")
     parser.add_argument("--render-only", action="store_true",
                         help="measure nothing: recompute the verdicts and summary of bench/results/lab.json")
     args = parser.parse_args()
@@ -681,9 +697,19 @@ def main() -> None:
         "console_producer": None if args.no_java else CONSOLE_PRODUCER_VERSION, "cap_s": args.cap,
         "kdiag_runs": args.kdiag_runs, "target_ratio": TARGET_RATIO, "complete": False, "scenarios": [],
     }  # fmt: skip
+    kept: list[dict[str, Any]] = []
+    if args.merge and (RESULTS / "lab.json").exists():
+        earlier = json.loads((RESULTS / "lab.json").read_text())
+        if (earlier["console_producer"] is None) != args.no_java:
+            raise SystemExit("bench: --merge needs the same clients as the earlier run (--no-java or not)")
+        measuring = {scenario.name for scenario in scenarios}
+        kept = [{"measured_at": earlier["measured_at"], "cap_s": earlier["cap_s"], **scenario}
+                for scenario in earlier["scenarios"] if scenario["name"] not in measuring]
+    results["scenarios"] = kept
     for scenario in scenarios:
-        results["scenarios"].append(bench_scenario(scenario, cap=args.cap, java=not args.no_java,
-                                                   kdiag_runs=args.kdiag_runs))
+        measured = bench_scenario(scenario, cap=args.cap, java=not args.no_java, kdiag_runs=args.kdiag_runs)
+        results["scenarios"].append({"measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+                                     "cap_s": args.cap, **measured})
         results["total_s"] = round(time.monotonic() - started, 1)
         results["complete"] = scenario is scenarios[-1]
         write_results("lab", {**results, "summary_md": summary_md(results)})
