@@ -269,11 +269,16 @@ def verdict(results: dict[str, Any]) -> str:
                 "machine's memory and disk (the driver here peaks at the JVM heap it is given, whatever the "
                 "input), reads Kafka, HDFS and S3 through its own sources, and is what a platform team that "
                 "already runs Spark schedules; plain Python keeps every key in memory and uses one core.")
-    sc = results.get("scaling")
-    if sc:
-        met = "within" if sc["time_ratio"] <= sc["target_ratio"] else "**over**"
-        text.append(f" Scaling: {sc['sizes'][1] // sc['sizes'][0]}x the reports took {sc['time_ratio']}x the time, "
-                    f"{met} the {sc['target_ratio']}x target.")
+    standalone = results.get("standalone", {})
+    one, two = standalone.get("1_workers"), standalone.get("2_workers")
+    if one and two:
+        text.append(f"\n\nStandalone, 1 vs 2 workers of 1 core each on {standalone['reports']:,} reports: "
+                    f"{one['seconds']} s vs {two['seconds']} s ({one['seconds'] / two['seconds']:.2f}x). On this "
+                    "2-core machine the master, the driver and the workers share the two cores, so a second worker "
+                    "adds little; the job there moves its shuffles between JVMs and runs Spark's own 200 shuffle "
+                    "partitions (the local-mode sizing does not apply under a cluster manager), so per report it is "
+                    "slower than local mode here (not measured apart: which of the two costs more). "
+                    "The test suite's standalone run checks the results equal local mode's, not its speed.")
     return "".join(text)
 
 
