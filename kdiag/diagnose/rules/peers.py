@@ -130,6 +130,8 @@ def _rejected(target: Probed, said: str) -> Finding:
 
 
 def _too_large(target: Probed, said: str) -> Finding:
+    if said.startswith("an answer to Metadata declared") and "budget" not in said:
+        return _metadata_too_large(target, said)
     return _about(
         target, "RESPONSE_TOO_LARGE", "answered with a response larger than any real one",
         f"The peer's answer declared a size no Kafka broker sends for that request: {said}. kdiag refused it "
@@ -140,6 +142,24 @@ def _too_large(target: Probed, said: str) -> Finding:
         said,
         "Find out what listens on that address (ss -ltnp on its host, or the proxy in front of it) and point the "
         "client at the Kafka listener.")
+
+
+def _metadata_too_large(target: Probed, said: str) -> Finding:
+    """A Metadata answer over kdiag's cap: kdiag asks for every topic, so a real cluster with some hundreds of
+    thousands of partitions can send one this size; so can a peer that is not a broker."""
+    return _about(
+        target, "RESPONSE_TOO_LARGE", "answered Metadata with more than kdiag reads",
+        f"The answer to kdiag's Metadata request (every topic's partitions, as a client asks when it starts) "
+        f"declared a size over kdiag's cap: {said}. kdiag refused it unread, as it bounds what it buffers "
+        "(SECURITY.md lists the limits). A real cluster with some hundreds of thousands of partitions answers "
+        "that much, and its clients pay for it too (every client that asks for all topics' metadata); a peer "
+        "that is not a Kafka broker can also declare a huge size. Its answer to ApiVersions came "
+        "first, so this peer speaks Kafka's framing.",
+        said,
+        "If the cluster is that large, this is not a connectivity fault: kdiag cannot show the advertised brokers "
+        "past its cap; check them from a client with topic-scoped metadata, and consider fewer partitions per "
+        "cluster. Otherwise find out what listens on that address (ss -ltnp on its host, or the proxy in front "
+        "of it).")
 
 
 RULES = (

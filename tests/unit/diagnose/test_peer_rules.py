@@ -64,3 +64,14 @@ def test_a_connection_closed_after_api_versions_keeps_the_mid_conversation_findi
                         "BROKER_CLOSED_CONNECTION")
     assert found.title.endswith("closed the connection in the middle of the conversation")
     assert "max.connections.per.ip" not in found.fix
+
+
+def test_a_metadata_answer_over_the_cap_names_a_very_large_cluster_not_only_a_hostile_peer() -> None:
+    # kdiag asks for every topic's metadata: a real cluster with some hundreds of thousands of partitions
+    # passes the 16 MiB cap, and calling it "a broken or hostile peer" would send the user the wrong way.
+    said = "an answer to Metadata declared 20971520 bytes, above the 16777216-byte cap kdiag sets for an answer to Metadata"
+    report = reached(KafkaCheck("error", foreign=ForeignBytes("too_large", said, ""), error="Metadata: too large"))
+    (found,) = run_rule(report, "RESPONSE_TOO_LARGE")
+    assert "hundreds of thousands of partitions" in found.explanation
+    assert "hostile" not in found.explanation
+    assert found.evidence["what"] == said
