@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from kdiag.lab.kafka import BrokerSpec, KafkaBroker, Listener, free_port
-from kdiag.lab.netns import Host, Link, Topology, lab_up
+from kdiag.lab.kafka import free_port
 from tests.kdiag_cli import run_kdiag
+from tests.netns_broker import BROKER_BOOTSTRAP, CLIENT_ADDRESS, broker_beside_client
 
 TIMEOUT = 3.0
 
@@ -49,24 +49,10 @@ def test_a_broker_that_turns_the_clients_address_away_is_broker_closed_connectio
     """max.connections.per.ip.overrides: the broker accepts the connection, logs `Rejected connection from
     /IP, address already has the configured maximum of N connections` and closes it unanswered. The
     client needs an address of its own for that (the broker's own connections come from 127.0.0.1)."""
-    topology = Topology(
-        name="connlimit",
-        hosts=(Host("client"), Host("broker")),
-        links=(Link("client", "192.0.2.10", "broker", "192.0.2.1"),),
-    )
-    spec = BrokerSpec(
-        node_id=1,
-        listeners=(Listener("EXTERNAL", "0.0.0.0", 9092), Listener("INTERNAL", "127.0.0.1", 19092)),
-        advertised=(Listener("EXTERNAL", "192.0.2.1", 9092), Listener("INTERNAL", "127.0.0.1", 19092)),
-        inter_broker_listener="INTERNAL",
-        controller_port=19093,
-        overrides={"max.connections.per.ip.overrides": "192.0.2.10:0"},
-    )
-    with lab_up(topology) as live:
-        with KafkaBroker.start(spec, workdir=tmp_path, netns=live.ns("broker")) as broker:
-            run = run_kdiag("bootstrap", "192.0.2.1:9092", "--json", "--timeout", str(TIMEOUT),
-                            netns=live.ns("client"))
-            log = "\n".join(broker.log_tail(200))
+    overrides = {"max.connections.per.ip.overrides": f"{CLIENT_ADDRESS}:0"}
+    with broker_beside_client("connlimit", tmp_path, overrides=overrides) as (live, broker):
+        run = run_kdiag("bootstrap", BROKER_BOOTSTRAP, "--json", "--timeout", str(TIMEOUT), netns=live.ns("client"))
+        log = "\n".join(broker.log_tail(200))
     assert "Rejected connection from /192.0.2.10, address already has the configured maximum of 0 connections" in log
     assert run.exit_code == 1, run.stderr
     assert (run.stage("tcp")["status"], run.stage("metadata")["status"]) == ("ok", "fail")
