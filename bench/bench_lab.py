@@ -570,11 +570,11 @@ def summary_md(results: dict[str, Any]) -> str:
             f"{scenario['total_s']:.0f} s |")
     total = results["total_s"]
     lines = [
-        f"Per vantage, in one run: kdiag's time to its verdict vs the real client's time to fail or succeed, from the "
+        f"Per vantage, kdiag and the client in one run: kdiag's time to its verdict vs the real client's time to fail or succeed, from the "
         f"same namespace with the same bootstrap string. Of {sum(counted.values())} vantages, "
         f"{counted['meets target']} meet the target, {counted['misses']} miss it and {counted['n/a']} are n/a (no "
         "client waited on a timeout). Whole run: "
-        f"{total / 60:.1f} min ({total:.0f} s) for {len(results['scenarios'])} scenarios.",
+        f"{total / 60:.1f} min ({total:.0f} s) for {results.get('measured_now', len(results['scenarios']))} scenarios.",
         *_runs_note(results),
         "",
         *rows,
@@ -711,6 +711,7 @@ def main() -> None:
         results["scenarios"].append({"measured_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
                                      "cap_s": args.cap, **measured})
         results["total_s"] = round(time.monotonic() - started, 1)
+        results["measured_now"] = len(results["scenarios"]) - len(kept)
         results["complete"] = scenario is scenarios[-1]
         write_results("lab", {**results, "summary_md": summary_md(results)})
     print(summary_md(results))
