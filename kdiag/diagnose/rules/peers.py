@@ -77,14 +77,18 @@ def _not_reading(target: Probed, said: str) -> Finding:
         "the kernel of the broker's host, not of the broker, and a running server of any protocol notices at once "
         "when its client closes the connection: this one is not reading its sockets at all, frozen (a "
         "long stop-the-world GC pause, a process stopped with SIGSTOP or by a debugger, a paused VM or container) "
-        "or hung (deadlocked network threads, a full disk). A client sees its connection set up and then waits for "
+        "or hung (deadlocked network threads, a full disk). A running broker that has reached a connection limit "
+        "of a listener (max.connections, listener.name.<listener>.max.connections: KIP-402) looks the same: it "
+        "stops accepting, and the kernel queues new connections unread until one closes. A client sees its connection set up and then waits for "
         "request.timeout.ms (30 s by default), reconnects and waits again, reporting timeouts rather than the "
         "cause. A broker frozen longer than broker.session.timeout.ms (9 s by default) is fenced by the controller.",
         said,
         "On the broker's host, look at the process that owns the port (ss -ltnp 'sport = :<port>'): a state of T "
         "in ps -o stat= -p <pid> means it was stopped (kill -CONT <pid> resumes it); otherwise its GC log for "
         "long pauses, jstack <pid> for stuck network or request-handler threads, and the end of its server.log. "
-        "Restart it if it stays hung.")
+        "If the process runs and answers other clients, compare its open connections on that listener with "
+        "max.connections (kafka-configs.sh --bootstrap-server <broker> --entity-type brokers --entity-name <id> "
+        "--describe --all | grep max.connections). Restart it if it stays hung.")
 
 
 def _closed(target: Probed, said: str) -> Finding:

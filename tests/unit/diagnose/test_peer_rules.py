@@ -28,6 +28,8 @@ def test_a_bootstrap_whose_process_is_not_reading_is_broker_stalled_not_a_foreig
     assert "stop-the-world GC pause" in found.explanation and "SIGSTOP" in found.explanation
     assert found.evidence["what"] == NOT_READING.description
     assert "kill -CONT <pid>" in found.fix and "jstack <pid>" in found.fix
+    # a listener at its connection limit stops accepting: the same silence from a running broker
+    assert "listener.name.<listener>.max.connections" in found.explanation and "max.connections" in found.fix
     assert [f.id for f in diagnose(report)] == ["BROKER_STALLED"]
 
 
