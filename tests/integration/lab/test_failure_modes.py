@@ -146,14 +146,19 @@ def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, scenario, vantag
 
 # --------------------------------------------------------------------------- explain on the real client's words
 
+# librdkafka picks one of localhost's two addresses at random and moves to the next on each reconnect: so the
+# producer leaves its connections idle past connections.max.idle.ms between messages, librdkafka closes them,
+# and its reconnects alternate between ::1 (refused) and 127.0.0.1. (Producing without a pause kept the first
+# connection open: when it was 127.0.0.1, ::1 was never tried and nothing was logged.)
 PRODUCER = """
-import sys
+import time
 from confluent_kafka import Producer
 p = Producer({"bootstrap.servers": "localhost:9092", "reconnect.backoff.ms": 10, "reconnect.backoff.max.ms": 50,
               "connections.max.idle.ms": 200, "message.timeout.ms": 8000})
-for i in range(20):
+for i in range(6):
     p.produce("kdiag-explain", b"x")
-    p.poll(0.2)
+    p.flush(5)
+    time.sleep(1.5)
 p.flush(10)
 """
 
