@@ -192,16 +192,11 @@ def report(data: bytes) -> None:
     rendered in every format. Structure-aware too: the first byte chooses raw bytes or a mutation of a
     real report (a value replaced at a path the next bytes choose), since random bytes are rarely JSON."""
     from kdiag.diff import diff_reports, diff_to_dict
-    from kdiag.jsonform import loads
     from kdiag.render import Format
     from kdiag.render.diff import render_diff
-    from kdiag.report import report_from_dict
 
-    try:
-        # a mutated report goes through the same bounded JSON as a file does (kdiag.report.load_report)
-        document = loads(data if data[:1] == b"{" or not data else json.dumps(_mutated_report(data)))
-        loaded = report_from_dict(document)
-    except ReportFormatError:
+    loaded = _loaded_report(data)
+    if loaded is None:
         return
     base = _base_report()
     for a, b in ((loaded, base), (base, loaded)):
@@ -271,14 +266,24 @@ def _base_report():
 def report_loader(data: bytes) -> None:
     """The decoder alone, at a million-input pace: bytes (or a mutated real report) through the bounded
     JSON and the schema check into a Report and back to its dict; ``report`` adds the diff and its views."""
+    from kdiag.report import report_to_dict
+
+    loaded = _loaded_report(data)
+    if loaded is not None:
+        report_to_dict(loaded)
+
+
+def _loaded_report(data: bytes):  # type: ignore[no-untyped-def]
+    """The Report the bytes decode to, or None for the decoder's one error (ReportFormatError). Raw bytes
+    when they look like JSON, else a mutation of a real report; either way through the same bounded JSON
+    as a file goes (kdiag.inputfile.load_report)."""
     from kdiag.jsonform import loads
-    from kdiag.report import report_from_dict, report_to_dict
+    from kdiag.report import report_from_dict
 
     try:
-        document = loads(data if data[:1] == b"{" or not data else json.dumps(_mutated_report(data)))
-        report_to_dict(report_from_dict(document))
+        return report_from_dict(loads(data if data[:1] == b"{" or not data else json.dumps(_mutated_report(data))))
     except ReportFormatError:
-        return
+        return None
 
 
 def report_seeds() -> list[bytes]:
