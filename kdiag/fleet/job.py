@@ -189,10 +189,8 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
                .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
-    partitions = options.shuffle_partitions or (LOCAL_SHUFFLE_PARTITIONS if master and master.startswith("local")
-                                                else None)
-    if partitions:  # local mode: a few shuffle partitions, not Spark's 200 (each a task per shuffle)
-        builder = builder.config("spark.sql.shuffle.partitions", str(partitions))
+    if options.shuffle_partitions:  # else local mode sizes them by the input (_run), a cluster by its own settings
+        builder = builder.config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
     if kafka:
         jars = kafka_jars()
         if jars:  # resolved by scripts/setup: no Maven Central at run time (the tests' sandbox has none)
