@@ -78,16 +78,22 @@ class KafkaInstallError(KafkaLabError):
 class KafkaStartError(KafkaLabError):
     """A Kafka broker did not start.
 
-    The message names the version, the working directory and the last lines of the broker's log;
-    the same facts are kept as attributes.
+    The message names the version, the working directory, the broker's first error (the record and its
+    ``Caused by:`` chain: a broker that fails to start logs its shutdown after the cause, so the cause can
+    fall out of the tail) and the last lines of the broker's log; the same facts are kept as attributes.
     """
 
-    def __init__(self, reason: str, *, version: str, workdir: Path, log_tail: Sequence[str] = ()) -> None:
+    def __init__(
+        self, reason: str, *, version: str, workdir: Path, log_tail: Sequence[str] = (), first_error: Sequence[str] = ()
+    ) -> None:
         self.reason = reason
         self.version = version
         self.workdir = workdir
         self.log_tail = tuple(log_tail)
+        self.first_error = tuple(first_error)
         message = f"Kafka {version}: {reason} (workdir {workdir})"
+        if self.first_error:
+            message += "\n--- the first error in the log ---\n" + "\n".join(self.first_error)
         if self.log_tail:
             message += f"\n--- last {len(self.log_tail)} lines of the log ---\n" + "\n".join(self.log_tail)
         super().__init__(message)
@@ -222,6 +228,33 @@ def _read_text(path: Path) -> str | None:
 
 def _tail(path: Path, lines: int = 20) -> list[str]:
     return (_read_text(path) or "").splitlines()[-lines:]
+
+
+# A log4j record as the lab's logging config writes it: "[2026-11-25 15:33:38,314] ERROR message (logger)".
+_RECORD = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,]+\] (?P<level>[A-Z]+) ")
+_FRAME = re.compile(r"^\s+(?:at |\.\.\. \d+ more)")
+
+
+def _first_log_error(text: str, *, lines: int = 12, width: int = 300) -> list[str]:
+    """The first ERROR or FATAL record of a broker log: its line and its exception chain without stack frames.
+
+    Kafka logs the reason it cannot start (``Socket server failed to bind to …``) once, then a shutdown of
+    every component; this keeps the reason however long the shutdown is. At most ``lines`` lines of at most
+    ``width`` characters: the log is the broker's, and a message quotes it.
+    """
+    found: list[str] = []
+    for line in text.splitlines():
+        record = _RECORD.match(line)
+        if record:
+            if found:
+                break
+            if record["level"] in ("ERROR", "FATAL"):
+                found.append(line)
+        elif found and line.strip() and not _FRAME.match(line):
+            found.append(line)
+        if len(found) >= lines:
+            break
+    return [line[:width] for line in found]
 
 
 # --- what a broker is configured with -----------------------------------------------------------------
@@ -481,7 +514,10 @@ class KafkaBroker:
         return broker
 
     def _start_error(self, reason: str) -> KafkaStartError:
-        return KafkaStartError(reason, version=self.version, workdir=self.workdir, log_tail=self.log_tail())
+        return KafkaStartError(
+            reason, version=self.version, workdir=self.workdir, log_tail=self.log_tail(),
+            first_error=_first_log_error(_read_text(self.log_path) or ""),
+        )  # fmt: skip
 
     @property
     def pid(self) -> int:
@@ -721,7 +757,10 @@ def _format_storage(
             done = None
     if done is None or done.returncode != 0:
         reason = "formatting the storage timed out" if done is None else f"StorageTool format exited {done.returncode}"
-        raise KafkaStartError(reason, version=version, workdir=workdir, log_tail=_tail(log_path))
+        raise KafkaStartError(
+            reason, version=version, workdir=workdir, log_tail=_tail(log_path),
+            first_error=_first_log_error(_read_text(log_path) or ""),
+        )  # fmt: skip
     return cluster_id
 
 
