@@ -100,7 +100,8 @@ def _too_large(what: str, size: int, maximum: int, preview: str, received: int, 
                ) -> KafkaProbeError:
     cap = (f"the {maximum}-byte room left of kdiag's {limits.IN_FLIGHT_BUDGET}-byte budget for responses in flight"
            if budget else f"the {maximum}-byte cap kdiag sets for an answer to {what}")
-    foreign = ForeignBytes("too_large", f"an answer to {what} declared {size} bytes, above {cap}", preview)
+    foreign = ForeignBytes("too_large", f"an answer to {what} declared {size} bytes, above {cap}", preview,
+                           request=what)
     return KafkaProbeError("error", f"{what}: a response of {size} bytes declared, above {cap}; refused unread",
                            foreign=foreign, received=received)
 
@@ -166,7 +167,8 @@ class KafkaConnection:
                         got = self.received - received_before
                         closed = ForeignBytes("closed", f"the peer closed the connection after {got} bytes of its "
                                               f"answer to {what}" + (f" (and {received_before} bytes before it)"
-                                                                     if received_before else self._from()), "")
+                                                                     if received_before else self._from()), "",
+                                              request=what)
                         raise ConnectionClosed("error", f"the peer closed the connection after {self.received} "
                                                f"bytes without answering {type(request).__name__[:-7]}",
                                                received=self.received, foreign=closed)
@@ -202,14 +204,14 @@ class KafkaConnection:
                 stalled = ForeignBytes("stalled", f"{got} bytes of the answer to {what} arrived, then nothing more "
                                        f"within {timeout:g}s" + (f" (a frame of {self.protocol.incoming_size} bytes "
                                                                  "was declared)" if self.protocol.incoming_size else ""),
-                                       "")
+                                       "", request=what)
                 raise KafkaProbeError("error", f"{what}: only {got} bytes arrived within {timeout:g}s "
                                       "(a very slow or stalled peer)", received=self.received,
                                       foreign=stalled) from None
             if self.protocol.in_flight == 1 and isinstance(request, ApiVersionsRequest):
                 raise self._silent(what, timeout - reaction_wait, reaction_wait) from None
             stalled = ForeignBytes("stalled", f"no answer to {what} within {timeout:g}s after "
-                                   f"{received_before} bytes of earlier answers", "")
+                                   f"{received_before} bytes of earlier answers", "", request=what)
             raise KafkaProbeError("error", f"no answer to {what} within {timeout:.3g}s "
                                   "(the broker accepted the connection but stalled)", received=self.received,
                                   foreign=stalled) from None
@@ -220,7 +222,8 @@ class KafkaConnection:
             if isinstance(exc, KafkaProbeError):
                 raise
             closed = ForeignBytes("closed", f"the connection failed while waiting for {what}: "
-                                  f"{exc.strerror or exc}" + ("" if self.received else self._from()), "")
+                                  f"{exc.strerror or exc}" + ("" if self.received else self._from()), "",
+                                  request=what)
             raise ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
                                    received=self.received, foreign=closed) from None
         finally:
@@ -248,7 +251,7 @@ class KafkaConnection:
             hung = ForeignBytes("hung", f"no answer to {what} within {waited_s}, and no reaction within "
                                 f"{reaction_wait:.3g}s when kdiag then closed its side of the connection: the "
                                 "kernel accepted the connection, but the process behind the port is not reading "
-                                "it (frozen or hung)", "")
+                                "it (frozen or hung)", "", request=what)
             return KafkaProbeError("error", f"no answer to {what} within {waited_s}, and no reaction to kdiag "
                                    "closing its side: the process behind the port is not reading (frozen or hung)",
                                    foreign=hung)

@@ -62,6 +62,9 @@ class ForeignBytes:
     kind: str
     description: str
     preview: str  # the first bytes, printable ASCII kept, the rest as \\xNN
+    # The Kafka request whose answer misbehaved (ApiVersions, Metadata, ...), for the kinds about one answer
+    # (stalled, hung, closed, too_large); None for another protocol's bytes, which answer no request.
+    request: str | None = None
 
     @property
     def is_tls(self) -> bool:

@@ -18,19 +18,25 @@ from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Probed, probed
 from kdiag.finding import Finding
 from kdiag.report import Report
-from probes.results import KafkaCheck
+from probes.results import ForeignBytes, KafkaCheck
 
 
 def _where(target: Probed) -> str:
     return target.label[0].upper() + target.label[1:]
 
 
-def _per_endpoint(kind: str, build: Callable[[Probed, str], Finding]) -> Callable[[Report], tuple[Finding, ...]]:
+def _per_endpoint(kind: str, build: Callable[[Probed, ForeignBytes], Finding]
+                  ) -> Callable[[Report], tuple[Finding, ...]]:
     def check(report: Report) -> tuple[Finding, ...]:
-        return tuple(build(target, target.kafka.foreign.description) for target in probed(report)
+        return tuple(build(target, target.kafka.foreign) for target in probed(report)
                      if target.kafka.foreign is not None and target.kafka.foreign.kind == kind)
 
     return check
+
+
+def _said(build: Callable[[Probed, str], Finding]) -> Callable[[Probed, ForeignBytes], Finding]:
+    """A builder that needs only the probe's words (``ForeignBytes.description``), as ``_per_endpoint`` calls it."""
+    return lambda target, foreign: build(target, foreign.description)
 
 
 def _about(target: Probed, finding_id: str, title: str, explanation: str, said: str, fix: str) -> Finding:
@@ -45,7 +51,7 @@ def _stalled_everywhere(report: Report) -> tuple[Finding, ...]:
     of a record, or nothing, and then held the connection)."""
     from kdiag.diagnose.rules.tls import tls_targets
 
-    found = [*_per_endpoint("stalled", _stalled)(report), *_per_endpoint("hung", _not_reading)(report)]
+    found = [*_per_endpoint("stalled", _said(_stalled))(report), *_per_endpoint("hung", _said(_not_reading))(report)]
     for target in tls_targets(report):
         result = target.tls
         if result is None or result.status != "timeout":
@@ -133,8 +139,9 @@ def _rejected(target: Probed, said: str) -> Finding:
         "reached a broker: check the proxy or published port in front of it.")
 
 
-def _too_large(target: Probed, said: str) -> Finding:
-    if said.startswith("an answer to Metadata declared") and "budget" not in said:
+def _too_large(target: Probed, foreign: ForeignBytes) -> Finding:
+    said = foreign.description
+    if foreign.request == "Metadata":
         return _metadata_too_large(target, said)
     return _about(
         target, "RESPONSE_TOO_LARGE", "answered with a response larger than any real one",
@@ -169,7 +176,7 @@ def _metadata_too_large(target: Probed, said: str) -> Finding:
 RULES = (
     Rule("BROKER_STALLED", "A broker started to answer, then stalled", "error", _stalled_everywhere),
     Rule("BROKER_CLOSED_CONNECTION", "A broker closed the connection in the middle of the conversation", "error",
-         _per_endpoint("closed", _closed)),
+         _per_endpoint("closed", _said(_closed))),
     Rule("RESPONSE_TOO_LARGE", "A broker answered with a response larger than any real one", "error",
          _per_endpoint("too_large", _too_large)),
 )

@@ -72,8 +72,18 @@ def test_a_metadata_answer_over_the_cap_names_a_very_large_cluster_not_only_a_ho
     # kdiag asks for every topic's metadata: a real cluster with some hundreds of thousands of partitions
     # passes the 16 MiB cap, and calling it "a broken or hostile peer" would send the user the wrong way.
     said = "an answer to Metadata declared 20971520 bytes, above the 16777216-byte cap kdiag sets for an answer to Metadata"
-    report = reached(KafkaCheck("error", foreign=ForeignBytes("too_large", said, ""), error="Metadata: too large"))
+    foreign = ForeignBytes("too_large", said, "", request="Metadata")
+    report = reached(KafkaCheck("error", foreign=foreign, error="Metadata: too large"))
     (found,) = run_rule(report, "RESPONSE_TOO_LARGE")
     assert "hundreds of thousands of partitions" in found.explanation
     assert "hostile" not in found.explanation
     assert found.evidence["what"] == said
+
+
+def test_which_answer_was_too_large_is_read_from_the_request_not_from_the_wording() -> None:
+    # The same words about an ApiVersions answer: no real broker sends one that size, whatever the text says.
+    said = "an answer to Metadata declared 20971520 bytes (so the description reads)"
+    foreign = ForeignBytes("too_large", said, "", request="ApiVersions")
+    (found,) = run_rule(reached(KafkaCheck("error", foreign=foreign)), "RESPONSE_TOO_LARGE")
+    assert found.title.endswith("answered with a response larger than any real one")
+    assert "hostile" in found.explanation

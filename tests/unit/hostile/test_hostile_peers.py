@@ -226,6 +226,7 @@ def test_64_brokers_each_declaring_a_63_mib_api_versions_answer_are_refused_in_b
     too_large = [f for f in report["findings"] if f["id"] == "RESPONSE_TOO_LARGE"]
     assert len(too_large) == 64
     assert "66060288 bytes" in too_large[0]["evidence"]["what"]
+    assert {broker["kafka"]["foreign"]["request"] for broker in report["cluster"]["brokers"]} == {"ApiVersions"}
     assert_bounded(seconds, rss, startup, timeout=5)
 
 
@@ -293,6 +294,7 @@ def test_responses_in_flight_beyond_the_run_budget_are_refused_unread(monkeypatc
         with pytest.raises(kafka.KafkaProbeError) as raised:
             conn.request(MetadataRequest(version=1, topics=None), timeout=2)
         assert raised.value.foreign.kind == "too_large" and "budget" in str(raised.value)
+        assert raised.value.foreign.request == "Metadata"
         assert held.available() == 2_000, "what the refused answer reserved is given back"
     finally:
         client.close()
