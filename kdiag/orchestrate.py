@@ -71,11 +71,15 @@ IDLE_ANSWER_TIMEOUT = 3.0
 """Seconds the request after --idle-check's idle time may take (a live flow answers in milliseconds)."""
 
 
-def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None) -> Report:
-    """Probe the cluster behind ``options.targets`` and return the diagnosed report."""
+def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None,
+                  held: idle.HeldConnection | None = None) -> Report:
+    """Probe the cluster behind ``options.targets`` and return the diagnosed report.
+
+    ``held`` (``kdiag watch --idle-check``): a connection kept idle across runs; this run asks on it if it is
+    due, may leave its own bootstrap connection there, and reports the latest check as ``idle``."""
     from kdiag.diagnose import diagnose
 
-    run = _Run(options, progress or (lambda name, stage: None))
+    run = _Run(options, progress or (lambda name, stage: None), held)
     try:
         report = run.execute()
     finally:
@@ -84,9 +88,11 @@ def run_bootstrap(options: BootstrapOptions, *, progress: Progress | None = None
 
 
 class _Run:
-    def __init__(self, options: BootstrapOptions, progress: Progress) -> None:
+    def __init__(self, options: BootstrapOptions, progress: Progress, held: idle.HeldConnection | None = None
+                 ) -> None:
         self.options = options
         self.progress = progress
+        self.held = held
         try:
             self.security = Security.from_librdkafka(options.client_settings)
         except (TlsConfigError, SaslConfigError) as exc:
@@ -153,7 +159,7 @@ class _Run:
                       "until its own timeout")
         else:
             self.stage_roundtrip(cluster)
-        idle = self.hold_idle() if options.idle_check else None
+        idle = self.hold_idle() if options.idle_check else self.keep_idle() if self.held is not None else None
         return replace(report, stages=tuple(self.stages), cluster=cluster, other_listeners=other_listeners,
                        idle=idle)
 
@@ -164,6 +170,20 @@ class _Run:
         answer = min(IDLE_ANSWER_TIMEOUT, self.deadline.remaining())
         seconds = min(self.options.idle_check or 0.0, max(0.0, self.deadline.remaining() - answer))
         return idle.hold_idle(self.conn, seconds=seconds, answer_timeout=max(answer, 0.001))
+
+    def keep_idle(self) -> IdleCheck | None:
+        """kdiag watch --idle-check: ask the connection held since an earlier run if it has been idle long
+        enough, and offer this run's to be held. Only when this run's own bootstrap conversation worked (a
+        fresh connection answers, so an idle one that does not shows the path, not a broker that is down)
+        and it has the time left to wait for the answer; otherwise a later run asks."""
+        assert self.held is not None
+        answer = min(IDLE_ANSWER_TIMEOUT, self.deadline.remaining())
+        if self.conn is None or answer < IDLE_ANSWER_TIMEOUT:
+            return self.held.last
+        last, kept = self.held.exchange(self.conn, answer_timeout=answer)
+        if kept:
+            self.conn = None  # the held connection now, not this run's to close
+        return last
 
     def stage_named(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)
