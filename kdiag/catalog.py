@@ -14,6 +14,7 @@ from dataclasses import dataclass
 DNS, TCP, TLS, SASL, METADATA, ADVERTISED, ROUNDTRIP = "dns", "tcp", "tls", "sasl", "metadata", "advertised", "roundtrip"
 EXPLAIN, PCAP, DIFF, WATCH = "explain", "pcap", "diff", "watch"
 IDLE_CHECK = "idle-check"  # kdiag bootstrap --idle-check SECONDS
+WATCH_IDLE_CHECK = "watch-idle-check"  # kdiag watch --idle-check DURATION: one connection kept idle across probes
 
 
 @dataclass(frozen=True)
@@ -193,7 +194,7 @@ _TEXTS: dict[str, _Text] = {
         "the next request hangs until the client's request timeout. librdkafka: 'N request(s) timed out: disconnect "
         "(after ...ms in state UP)' or 'Timed out ProduceRequest in flight'; Java: 'Disconnected from node N due to "
         "timeout'.",
-        (IDLE_CHECK, EXPLAIN),
+        (IDLE_CHECK, WATCH_IDLE_CHECK, EXPLAIN),
         "Make the client's idle close shorter than the path's idle timeout (connections.max.idle.ms), or raise "
         "the NAT/LB idle timeout; TCP keepalive where the client has it."),
     "KERBEROS_PRINCIPAL_UNKNOWN": _Text(

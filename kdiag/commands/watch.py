@@ -63,7 +63,7 @@ ENVIRONMENT = {
     "bootstrap": "KDIAG_BOOTSTRAP", "interval": "KDIAG_INTERVAL", "timeout": "KDIAG_TIMEOUT",
     "connect_timeout": "KDIAG_CONNECT_TIMEOUT", "listen": "KDIAG_LISTEN", "ready_when": "KDIAG_READY_WHEN",
     "log_format": "KDIAG_LOG_FORMAT", "vantage": "KDIAG_VANTAGE", "topic": "KDIAG_TOPIC",
-    "no_roundtrip": "KDIAG_NO_ROUNDTRIP", "command_config": "KDIAG_COMMAND_CONFIG",
+    "no_roundtrip": "KDIAG_NO_ROUNDTRIP", "idle_check": "KDIAG_IDLE_CHECK", "command_config": "KDIAG_COMMAND_CONFIG",
     "report_stdout": "KDIAG_REPORT_STDOUT", "report_dir": "KDIAG_REPORT_DIR",
     "report_dir_max_bytes": "KDIAG_REPORT_DIR_MAX_BYTES", "report_dir_max_files": "KDIAG_REPORT_DIR_MAX_FILES",
     "report_dir_max_age": "KDIAG_REPORT_DIR_MAX_AGE", "report_topic": "KDIAG_REPORT_TOPIC",
@@ -103,6 +103,12 @@ def watch(
                                       help="Topic for the round trip (default: kdiag's probe topic).")] = None,
     no_roundtrip: Annotated[bool, _opt("no_roundtrip", "--no-roundtrip",
                                        help="Stop each probe after the advertised brokers.")] = False,
+    idle_check: Annotated[str | None, _opt("idle_check", "--idle-check", metavar="DURATION",
+                                           help="Keep one connection idle across probes and ask on it again after "
+                                           "this long (e.g. 5m): shows a NAT or load balancer that silently drops "
+                                           "idle connections. Keep it under the brokers' connections.max.idle.ms "
+                                           "(10m by default), past which they close idle connections themselves.")
+                          ] = None,
     client_settings: ClientSettingOption = None,
     command_config: Annotated[str | None, _opt("command_config", "--command-config", metavar="FILE",
                                                help="A Java client.properties (a mounted Secret); Java names are "
@@ -246,6 +252,7 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     timeout = parse_duration("--timeout", args.timeout)
     connect_timeout = min(timeout, parse_duration("--connect-timeout", args.connect_timeout)
                           if args.connect_timeout is not None else 3.0)
+    idle_check = parse_duration("--idle-check", args.idle_check) if args.idle_check is not None else None
     address = parse_listen(args.listen)
     ready_when = choice("--ready-when", args.ready_when, ("probed", "healthy"))
     log_format = choice("--log-format", args.log_format, ("text", "json"))
@@ -334,17 +341,27 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     _install_signal_handlers(stop, received, env)
     server.serve_in_background()
     shown = f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
-    log.event("started", f"watching {','.join(str(t) for t in targets)} every {interval:g} s (deadline {timeout:g} s); "
+    idle_note = f"; an idle connection asked every {idle_check:g} s" if idle_check is not None else ""
+    log.event("started", f"watching {','.join(str(t) for t in targets)} every {interval:g} s (deadline {timeout:g} s)"
+              f"{idle_note}; "
               f"serving http://{shown}/metrics; agent {identity.id} "
               + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
               + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
               agent_id=identity.id, listen=shown, vantage=args.vantage)
+    held = None
+    if idle_check is not None:
+        from probes.idle import HeldConnection
+
+        held = HeldConnection(idle_check)
     loop = WatchLoop(LoopSettings(probe_options, interval), identity=identity, state=state, metrics=metrics,
-                     sinks=sinks, log=log, scrub=env.scrub)
+                     sinks=sinks, log=log, scrub=env.scrub,
+                     probe=run_probe if held is None else (lambda options: run_probe(options, held=held)))
     try:
         loop.run(stop)
     finally:
         server.shutdown()
+        if held is not None:
+            held.close()
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         server.server_close()
         log.event("stopped", "stopped" + (f" by {signal.Signals(received[0]).name}" if received else ""))

@@ -16,7 +16,7 @@ from kdiag.render import Format
 SCHEMA = "kdiag.findings/1"
 
 _COMMANDS = {"explain": "kdiag explain", "pcap": "kdiag pcap", "diff": "kdiag diff", "watch": "kdiag watch",
-             "idle-check": "kdiag bootstrap --idle-check"}
+             "idle-check": "kdiag bootstrap --idle-check", "watch-idle-check": "kdiag watch --idle-check"}
 
 
 def raised_by_text(entry: CatalogEntry) -> str:

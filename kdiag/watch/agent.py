@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
 
 from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
@@ -25,6 +26,9 @@ from kdiag.watch.metrics import AgentMetrics
 from kdiag.watch.prober import BoundedRunner
 from kdiag.watch.state import AgentState, probe_succeeded
 
+if TYPE_CHECKING:
+    from probes.idle import HeldConnection
+
 GRACE = 3.0  # beyond the probe's own deadline, before it counts as overrun (closing clients, a slow resolver)
 
 
@@ -35,10 +39,10 @@ class LoopSettings:
     jitter: float = 0.1  # each pause is interval × (1 ± jitter)
 
 
-def run_probe(options: BootstrapOptions) -> Report:
+def run_probe(options: BootstrapOptions, *, held: HeldConnection | None = None) -> Report:
     from kdiag.orchestrate import run_bootstrap
 
-    return run_bootstrap(options)
+    return run_bootstrap(options, held=held)
 
 
 class WatchLoop:

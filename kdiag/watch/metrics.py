@@ -59,6 +59,15 @@ def report_families(report: Report, brokers: Mapping[BrokerKey, tuple[bool, floa
         connect.add_metric([str(node_id), endpoint], seconds)
     yield up
     yield connect
+    if report.idle is not None:  # kdiag watch --idle-check: the latest check of the connection kept idle
+        idle_ok = GaugeMetricFamily("kdiag_idle_check_success", "1 if the connection kept idle answered when last "
+                                    "asked again, 0 if it was dropped, closed or failed.")
+        idle_ok.add_metric([], 1.0 if report.idle.status == "ok" else 0.0)
+        yield idle_ok
+        idle_seconds = GaugeMetricFamily("kdiag_idle_check_idle_seconds", "How long that connection had been idle "
+                                         "when it was asked.")
+        idle_seconds.add_metric([], report.idle.idle_s)
+        yield idle_seconds
     present = {f.id for f in report.findings}
     finding = GaugeMetricFamily("kdiag_finding", "1 while the last probe has a finding of this id, else 0 "
                                 "(every catalog id is exported).", labels=["id", "severity"])

@@ -1,4 +1,5 @@
-"""Rules for what happens to a connection left idle (``kdiag bootstrap --idle-check SECONDS``).
+"""Rules for what happens to a connection left idle (``kdiag bootstrap --idle-check SECONDS``, or a
+connection ``kdiag watch --idle-check DURATION`` keeps across its probes).
 
 A NAT gateway, a cloud load balancer or a stateful firewall forgets a TCP flow after some idle time
 and then drops its packets without a word. Kafka clients keep connections open for minutes between
@@ -27,7 +28,10 @@ def _idle_dropped(report: Report) -> Finding | None:
                 "forgot the connection and now drops its packets silently")
         title = f"A connection to {where} left idle for {check.idle_s:g} s was silently dropped"
     elif check.status == "closed":
-        what = "the request after it found the connection closed or reset"
+        what = ("the request after it found the connection closed or reset: by something in the path that resets "
+                "the flows it forgets (Azure's load balancer with TCP reset on idle), or by the broker itself, which "
+                "closes connections idle past its connections.max.idle.ms (10 min by default) and all of them when "
+                "it restarts")
         title = f"A connection to {where} left idle for {check.idle_s:g} s was closed"
     else:
         what = f"the request after it failed ({check.error})"

@@ -8,12 +8,15 @@ instead of the usual 30 s to 60 s) and reconnects. librdkafka says ``Timed out P
 (kcat's 2.0.2 also ``1 request(s) timed out: disconnect (after ...ms in state UP)``; librdkafka's timeout
 for a produce is socket.timeout.ms, its request.timeout.ms is the broker's), the Java console producer
 ``Disconnected from node 1 due to timeout``; ``kdiag explain`` must name IDLE_CONNECTION_DROPPED on them.
+The same lab shows ``kdiag watch --idle-check``: the sidecar keeps one connection idle across its probes
+and, from the laptop, reports the drop; on the broker's machine the idle connection answers.
 ``KDIAG_CAPTURE_FIXTURES=1`` writes the pastes to ``tests/fixtures/client_logs/idle_nat.*.log``.
 Needs root; never skips.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import sys
@@ -24,7 +27,7 @@ import pytest
 
 from kdiag.explain.engine import explain_text
 from kdiag.lab.kafka import cache_root, install
-from kdiag.lab.scenarios.idlenat import IDLE_LIMIT, IDLE_NAT_DROP, PUBLIC_IP
+from kdiag.lab.scenarios.idlenat import IDLE_LIMIT, IDLE_NAT_DROP, PUBLIC_IP, SERVER_IP
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
@@ -115,3 +118,40 @@ def test_the_request_after_the_pause_times_out_and_explain_names_the_idle_drop(p
     findings = explain_text(paste).findings
     assert findings and findings[0].id == "IDLE_CONNECTION_DROPPED", findings
     assert findings[0].evidence["node_id"] == 1 and f"kdiag bootstrap {BOOTSTRAP} --idle-check" in findings[0].fix
+
+
+WATCH_SECONDS = 18  # probes every second; the connection kept from the first is asked after 6 idle seconds
+
+
+def watch_reports(live, host: str, bootstrap: str) -> tuple[list[dict], str]:
+    """``kdiag watch --idle-check`` in ``host`` for WATCH_SECONDS, then SIGTERM: its reports and its log."""
+    argv = ["timeout", "-s", "TERM", str(WATCH_SECONDS), sys.executable, "-m", "kdiag", "watch", bootstrap,
+            "--interval", "1s", "--timeout", "8s", "--no-roundtrip", "--idle-check", f"{IDLE_SECONDS}s",
+            "--report-stdout", "--listen", "127.0.0.1:19108"]
+    done = live.live.run(host, argv, timeout=WATCH_SECONDS + 10)
+    assert done.returncode == 124, done.stderr  # stopped by timeout's SIGTERM, not ended on its own
+    return [json.loads(line) for line in done.stdout.splitlines()], done.stderr
+
+
+def test_watch_keeps_a_connection_idle_across_probes_and_reports_the_nat_dropping_it(lab) -> None:
+    live = lab(IDLE_NAT_DROP.name)
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        laptop = pool.submit(watch_reports, live, "laptop", BOOTSTRAP)
+        server = pool.submit(watch_reports, live, "server", f"{SERVER_IP}:19092")
+        (through_nat, log), (direct, _log) = laptop.result(), server.result()
+
+    ids = [{finding["id"] for finding in report["findings"]} for report in through_nat]
+    first = next(i for i, found in enumerate(ids) if "IDLE_CONNECTION_DROPPED" in found)
+    assert first > 0 and through_nat[0]["idle"] is None  # nothing to say before the first check
+    dropped = through_nat[first]["idle"]
+    assert dropped["status"] == "timeout" and dropped["idle_s"] >= IDLE_SECONDS
+    # Carried by every report until the next check, which the NAT drops too: the finding does not flap.
+    assert all(report["idle"]["status"] == "timeout" for report in through_nat[first:])
+    assert all("IDLE_CONNECTION_DROPPED" in found for found in ids[first:])
+    stages = [{stage["name"]: stage["status"] for stage in report["stages"]} for report in through_nat]
+    assert all(stage["metadata"] == "ok" for stage in stages)  # fresh connections work all along
+    assert "IDLE_CONNECTION_DROPPED" in log  # the transition to broken, logged
+
+    checks = [report["idle"] for report in direct if report["idle"] is not None]
+    assert checks and all(check["status"] == "ok" and check["idle_s"] >= IDLE_SECONDS for check in checks)
+    assert not any(finding["id"] == "IDLE_CONNECTION_DROPPED" for report in direct for finding in report["findings"])

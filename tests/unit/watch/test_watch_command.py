@@ -27,6 +27,8 @@ def run(args: list[str]) -> tuple[int, str]:
     (["k:9092", "--listen", "0.0.0.0:70000"], "the port must be 1-65535"),
     (["k:9092", "--ready-when", "always"], "--ready-when takes probed or healthy"),
     (["k:9092", "--log-format", "xml"], "--log-format takes text or json"),
+    (["k:9092", "--idle-check", "forever"], "--idle-check takes a duration"),
+    (["k:9092", "--idle-check", "0s"], "--idle-check must be more than 0"),
     (["k:9092", "--report-topic", "t"], "--report-topic needs --spool-dir"),
     (["k:9092", "--spool-dir", "/tmp/x"], "--report-bootstrap and --spool-dir go with --report-topic"),
     (["k:9092", "--report-topic", "t", "--spool-dir", "/tmp/x", "--spool-when-full", "block"],
@@ -51,6 +53,10 @@ def test_options_come_from_the_environment_and_are_checked_the_same(monkeypatch)
     monkeypatch.setenv("KDIAG_INTERVAL", "often")
     code, stderr = run([])
     assert code == 2 and "--interval takes a duration such as 30s" in stderr and len(stderr.splitlines()) == 1
+    monkeypatch.setenv("KDIAG_INTERVAL", "30s")
+    monkeypatch.setenv("KDIAG_IDLE_CHECK", "a while")
+    code, stderr = run([])
+    assert code == 2 and "--idle-check takes a duration" in stderr and len(stderr.splitlines()) == 1
 
 
 def test_a_port_in_use_is_one_line_and_exit_2(tmp_path, monkeypatch) -> None:

@@ -98,3 +98,19 @@ def test_text_log_lines_show_outside_text_printable() -> None:
     stream = io.StringIO()
     AgentLog(stream, fmt="text", scrub=lambda s: s).warning("broker said \x1b[31mred\x1b[0m")
     assert "\x1b" not in stream.getvalue()
+
+
+def test_the_idle_check_is_exported_once_there_is_one() -> None:
+    from dataclasses import replace
+
+    from probes.results import IdleCheck
+
+    state = AgentState()
+    metrics = AgentMetrics(state, [])
+    state.record(healthy(), "{}")
+    assert not any(key.startswith("kdiag_idle_check") for key in samples(metrics.registry))
+    state.record(replace(healthy(), idle=IdleCheck("timeout", 312.4, 3000.0, "no answer")), "{}")
+    now = samples(metrics.registry)
+    assert now["kdiag_idle_check_success"] == 0 and now["kdiag_idle_check_idle_seconds"] == 312.4
+    state.record(replace(healthy(), idle=IdleCheck("ok", 300.1, 1.2)), "{}")
+    assert samples(metrics.registry)["kdiag_idle_check_success"] == 1
