@@ -12,6 +12,7 @@ import math
 import re
 import shutil
 import subprocess
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from kdiag.report import Report
 from kdiag.sinks import SinkStats
 from kdiag.watch.metrics import AgentMetrics, catalog_severities
 from kdiag.watch.state import AgentState
+from probes.results import IdleCheck
 from tests.unit.watch.reports import healthy, one_broker_down, refused
 
 PROMETHEUS = Path(__file__).resolve().parents[3] / "deploy" / "prometheus"
@@ -44,7 +46,7 @@ def rules() -> list[dict]:
 
 
 def test_the_alert_rules_pass_promtool_check_rules():
-    assert "SUCCESS: 8 rules found" in promtool("check", "rules", RULES.name)
+    assert "SUCCESS: 9 rules found" in promtool("check", "rules", RULES.name)
 
 
 def test_the_alert_rules_pass_their_unit_tests():
@@ -53,7 +55,7 @@ def test_the_alert_rules_pass_their_unit_tests():
 
 def test_the_example_prometheus_configuration_passes_promtool_check_config():
     out = promtool("check", "config", "prometheus.yml")
-    assert "is valid prometheus config file syntax" in out and "SUCCESS: 8 rules found" in out
+    assert "is valid prometheus config file syntax" in out and "SUCCESS: 9 rules found" in out
 
 
 def test_the_rules_cover_what_the_issue_asks_and_every_alert_is_documented():
@@ -77,7 +79,8 @@ def test_every_finding_id_pattern_in_the_rules_names_catalog_ids():
 
 
 def test_every_kdiag_metric_in_the_rules_is_one_kdiag_watch_exports():
-    exported = {name for name, _labels, _value in exposition(one_broker_down())}
+    idle = IdleCheck("timeout", 352.0, 3000.0)  # the idle-check series exist once a check was made
+    exported = {name for name, _labels, _value in exposition(replace(one_broker_down(), idle=idle))}
     used = {name for rule in rules() for name in re.findall(r"\bkdiag_[a-z_]+", rule["expr"])}
     assert used and used <= exported, used - exported
 
@@ -119,18 +122,29 @@ def expected_alerts(samples) -> dict[str, list[dict[str, str]]]:
     advertised = [f for f in finding if f["id"].startswith("ADVERTISED_") or f["id"] == "PARTIAL_CLUSTER"]
     failing = [dict(TARGET) for name, _labels, value in samples if name == "kdiag_probe_success" and value == 0]
     down = [{**TARGET, **labels} for name, labels, value in samples if name == "kdiag_broker_up" and value == 0]
+    idle = [dict(TARGET) for name, _labels, value in samples if name == "kdiag_idle_check_success" and value == 0]
     expected = {"KafkaUnreachableFromVantage": [{**a, "severity": "critical"} for a in unreachable],
                 "KafkaAdvertisedListenerBroken": [{**a, "severity": "warning"} for a in advertised],
                 "KafkaProbeFailing": [{**a, "severity": "warning"} for a in failing],
-                "KafkaBrokerDown": [{**a, "severity": "warning"} for a in down]}
+                "KafkaBrokerDown": [{**a, "severity": "warning"} for a in down],
+                "KafkaIdleConnectionsDropped": [{**a, "severity": "warning"} for a in idle]}
     return {rule["alert"]: expected.get(rule["alert"], []) for rule in rules()}
+
+
+def idle_dropped() -> Report:
+    """A healthy probe whose connection kept idle (kdiag watch --idle-check) went unanswered, diagnosed."""
+    from kdiag.diagnose import diagnose
+
+    report = replace(healthy(), idle=IdleCheck("timeout", 352.0, 3000.0, "no answer"))
+    return report.with_findings(diagnose(report))
 
 
 @pytest.mark.parametrize("report, fires", [
     (healthy(), set()),
     (refused(), {"KafkaUnreachableFromVantage", "KafkaProbeFailing"}),
     (one_broker_down(), {"KafkaAdvertisedListenerBroken", "KafkaBrokerDown", "KafkaProbeFailing"}),
-], ids=["healthy", "bootstrap-refused", "one-broker-down"])
+    (idle_dropped(), {"KafkaIdleConnectionsDropped", "KafkaProbeFailing"}),
+], ids=["healthy", "bootstrap-refused", "one-broker-down", "idle-dropped"])
 def test_the_rules_fire_on_kdiag_watchs_own_metrics(tmp_path, report, fires):
     """kdiag watch's real exposition after a probe, held for 11 minutes, through ``promtool test rules``
     with the real rules (their annotations left out: the unit tests above check those)."""
