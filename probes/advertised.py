@@ -101,8 +101,10 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
                 blocked = KafkaCheck("error", conn.api_versions.version if conn.api_versions else None,
                                      error=f"not attempted: SASL authentication failed ({sasl.status})")
                 return done(blocked, IdentityCheck("skip"), tls, sasl)
+        # The brokers and the cluster id only: the bootstrap's answer already listed every topic, and asking
+        # each broker for all of them again would cost a large cluster's metadata once per broker.
         kafka, _metadata = check_kafka(conn, timeout=deadline.remaining(), metadata_version=metadata_version,
-                                       reconnect=reconnect)
+                                       reconnect=reconnect, topics=())
         identity = prove_identity(conn, kafka, led=led, cluster_id=cluster_id, deadline=deadline,
                                   node_id=broker.node_id)
     if identity.status == "wrong_broker":

@@ -353,11 +353,12 @@ def _reaction_to_close(sock: socket.socket, wait: float) -> bytes | None:
 
 
 def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int | None = None,
-                reconnect=None) -> tuple[KafkaCheck, MetadataResponse | None]:
+                reconnect=None, topics: tuple[str, ...] | None = None) -> tuple[KafkaCheck, MetadataResponse | None]:
     """ApiVersions then Metadata over ``conn``: the facts, or a status saying why not.
 
     ``reconnect`` (a callable giving a fresh ``KafkaConnection``) lets a listener that answered
-    ApiVersions but hung up on Metadata be asked which SASL mechanisms it wants.
+    ApiVersions but hung up on Metadata be asked which SASL mechanisms it wants. ``topics``: the topics
+    to ask about, every one by default; ``()`` for the brokers and cluster alone.
     """
     started = time.monotonic()
     deadline = started + timeout
@@ -365,7 +366,8 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
     try:
         api = conn.api_versions or conn.negotiate(timeout=min(timeout, API_VERSIONS_WAIT))
         api_version = api.version
-        response = conn.metadata(timeout=max(deadline - time.monotonic(), 0.001), version=metadata_version)
+        response = conn.metadata(timeout=max(deadline - time.monotonic(), 0.001), version=metadata_version,
+                                 topics=topics)
     except ConnectionClosed as exc:
         if api_version is not None:
             mechanisms = _sasl_mechanisms(reconnect, max(deadline - time.monotonic(), 0.001))

@@ -77,3 +77,24 @@ def test_the_only_broker_of_its_cluster_still_loading_its_partitions_is_not_a_wr
     script = [respond(API_VERSIONS, answer_api_versions(API_KEYS)), respond(LIST_OFFSETS, list_offsets(6)),
               respond(METADATA, metadata_led_by(1)), respond(LIST_OFFSETS, list_offsets(6))]
     assert identity(script, brokers=BROKERS[:1]) == "unverified"
+
+
+def test_each_advertised_broker_is_asked_for_the_brokers_alone_not_every_topic_again():
+    # The bootstrap's Metadata lists every topic; asking each broker for all of them again cost a large
+    # cluster's metadata once per broker (and put a copy of it into the report per broker).
+    from probes.advertised import check_endpoint
+    from probes.codec import SPECS, Reader
+
+    asked = []
+
+    def metadata(header, body) -> bytes:
+        asked.append(SPECS[METADATA].decode_request(Reader(body), header.api_version).topics)
+        return metadata_led_by(1)(header, body)
+
+    script = [respond(API_VERSIONS, answer_api_versions(API_KEYS)), respond(METADATA, metadata),
+              respond(LIST_OFFSETS, list_offsets(0))]
+    with FakeBroker(script) as broker:
+        check = check_endpoint(KafkaBroker(1, "127.0.0.1", broker.port), deadline=Deadline.after(5),
+                               connect_timeout=2, metadata_version=None, led=("orders", 0), cluster_id="c1")
+    assert asked == [()]
+    assert check.kafka.ok and check.identity.status == "ok"
