@@ -76,14 +76,10 @@ with the broker's default placement, when a vantage runs without ``--topic``) la
 controller picks at random. So its partitions' placement varies, and so does which partition proves each
 broker's identity (``led_partitions`` prefers it, by name, to the scenario's topics): in such a report the
 identity checks' ``topic`` and ``partition`` are neutralised too (their ``status`` stays). The scenarios'
-own topics (``orders``, ``__consumer_offsets``) are created with a chosen placement and stay."""
+own topics (``orders``, ``__consumer_offsets``) are created with a chosen placement and stay.
 
-OFFSETS_TOPIC = "__consumer_offsets"
-"""On a fresh cluster (its first vantage that reaches Kafka), the advertised stage asks each broker for
-Metadata while, in parallel, the coordinator check's FindCoordinator makes the broker create
-``__consumer_offsets``: whether a broker's answer (``cluster.brokers[].kafka.topics``) already lists it is
-a race. So when the bootstrap Metadata (``cluster.topics``) did not list it, it is removed from the
-brokers' answers; when the bootstrap Metadata did, it must be in theirs too and stays."""
+Each advertised broker is asked for Metadata without topics (the bootstrap's answer lists them), so whether
+``__consumer_offsets`` was there yet when a broker answered no longer shows in a report."""
 
 
 def normalise(report: dict[str, Any]) -> dict[str, Any]:
@@ -95,11 +91,6 @@ def normalise(report: dict[str, Any]) -> dict[str, Any]:
         _neutralise_controller(data)
         if any(topic.get("name") == PROBE_TOPIC for topic in _topic_lists(data)):
             _neutralise_probe_placement(data, brokers)
-    if not any(topic.get("name") == OFFSETS_TOPIC for topic in cluster.get("topics") or []):
-        for broker in brokers:
-            kafka = broker.get("kafka") or {}
-            if kafka.get("topics"):
-                kafka["topics"] = [topic for topic in kafka["topics"] if topic.get("name") != OFFSETS_TOPIC]
     found: dict[str, str] = {}
     _collect_random_values(data, found)
     return _rewrite(data, found)
