@@ -76,8 +76,9 @@ _TEXTS: dict[str, _Text] = {
         "max.connections.per.ip(.overrides) for the client's address if it was rejected."),
     "RESPONSE_TOO_LARGE": _Text(
         "The peer's answer declared a size no Kafka broker sends for that request (a 63 MiB ApiVersions answer); "
-        "kdiag refused it unread to bound its memory. A Metadata answer over the cap can also be a real cluster "
-        "with some hundreds of thousands of partitions (kdiag asks for every topic).",
+        "kdiag refused it unread to bound its memory. A bootstrap's Metadata answer for every topic over the cap "
+        "can also be a real cluster with some hundreds of thousands of partitions: kdiag then asks for "
+        "__consumer_offsets alone and goes on (a warning).",
         (METADATA, ADVERTISED),
         "Find what listens on that address; point the client at the Kafka listener."),
     "TLS_EXPECTED": _Text(

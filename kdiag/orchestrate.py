@@ -67,6 +67,14 @@ class BootstrapOptions:
     idle_check: float | None = None  # --idle-check: hold the bootstrap connection idle this long at the end
 
 
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def _every_topic_too_large(kafka: KafkaCheck) -> bool:
+    """Whether the answer to Metadata for every topic was refused for its size (kdiag's cap, or its budget)."""
+    return kafka.foreign is not None and kafka.foreign.kind == "too_large" and kafka.foreign.request == "Metadata"
+
+
 IDLE_ANSWER_TIMEOUT = 3.0
 """Seconds the request after --idle-check's idle time may take (a live flow answers in milliseconds)."""
 
@@ -184,6 +192,30 @@ class _Run:
         if kept:
             self.conn = None  # the held connection now, not this run's to close
         return last
+
+    def metadata_of_fewer_topics(self, endpoint: Endpoint, reconnect: Callable[[float], KafkaConnection],
+                                 refused: KafkaCheck) -> tuple[KafkaConnection | None, KafkaCheck]:
+        """The answer for every topic declared more than kdiag reads (a cluster with some hundreds of thousands
+        of partitions): ask a fresh connection, with the run's TLS and SASL, for ``__consumer_offsets`` alone,
+        whose partitions' leaders are spread over the brokers and serve their identity checks. The check keeps
+        the refused answer's facts as ``foreign``; when the second request fails too, the refused check stands."""
+        try:
+            conn = reconnect(self.deadline.remaining())
+        except (KafkaProbeError, OSError):
+            return None, refused
+        if self.security.sasl is not None:
+            result, _failed = authenticate(conn, self.security.sasl, timeout=self.deadline.remaining(),
+                                           endpoint=str(endpoint))
+            if not result.ok:
+                conn.close()
+                return None, refused
+        kafka, _response = check_kafka(conn, timeout=self.deadline.remaining(),
+                                       metadata_version=self.options.metadata_version, topics=(OFFSETS_TOPIC,))
+        if not kafka.ok:
+            conn.close()
+            return None, refused
+        return conn, replace(kafka, topics=tuple(t for t in kafka.topics if t.error == "NONE"),
+                             foreign=refused.foreign)
 
     def stage_named(self, name: str) -> Stage:
         return next(s for s in self.stages if s.name == name)
@@ -361,10 +393,14 @@ class _Run:
 
             kafka, _response = check_kafka(conn, timeout=self.deadline.remaining(),
                                            metadata_version=self.options.metadata_version, reconnect=reconnect)
+            if _every_topic_too_large(kafka):
+                conn.close()
+                conn, kafka = self.metadata_of_fewer_topics(endpoint, reconnect, kafka)
             if kafka.ok:
                 chosen = (endpoint, conn, kafka)
             else:
-                conn.close()
+                if conn is not None:
+                    conn.close()
                 first_failure = first_failure or (endpoint, kafka)
         if chosen is None:
             endpoint, kafka = first_failure
@@ -378,6 +414,8 @@ class _Run:
         summary = (f"cluster {cluster}, {len(kafka.brokers) + kafka.brokers_omitted:,} advertised broker(s), "
                    f"controller {kafka.controller_id}, "
                    f"{len(kafka.topics)} topic(s) (Metadata v{kafka.metadata_version} via {endpoint})")
+        if kafka.foreign is not None:
+            summary += f"; {OFFSETS_TOPIC} alone: the answer for every topic was over kdiag's cap"
         self.record(Stage("metadata", "ok", elapsed_ms(started), summary, MetadataDetail(str(endpoint), kafka)))
         return kafka
 

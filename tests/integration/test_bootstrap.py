@@ -6,6 +6,7 @@ runs the real entry point, asserting exit status, stages and findings in the JSO
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -149,3 +150,42 @@ def test_broker_advertising_another_brokers_address_is_caught_as_duplicate_and_w
     brokers = {b["node_id"]: b for b in run.report["cluster"]["brokers"]}
     assert brokers[3]["identity"]["status"] == "wrong_broker"
     assert brokers[1]["identity"]["status"] == "ok"
+
+
+@pytest.mark.broker
+def test_a_metadata_answer_over_the_cap_is_followed_by_one_for_consumer_offsets_alone(tmp_path, monkeypatch):
+    """A real broker's answer for every topic, over kdiag's Metadata cap (lowered here from 16 MiB to 4 KiB,
+    as a cluster with some hundreds of thousands of partitions passes the real one): kdiag asks a fresh
+    connection for __consumer_offsets alone and checks the broker from that answer, its identity included."""
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    from kdiag.orchestrate import BootstrapOptions, run_bootstrap
+    from kdiag.target import parse_bootstrap
+    from probes import limits
+    from probes.codec import MetadataRequest
+
+    with KafkaBroker.start(loopback_specs(1)[0], workdir=tmp_path) as broker:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap_servers})
+        names = [f"orders-{n:03d}" for n in range(100)]
+        for future in admin.create_topics([NewTopic(name, num_partitions=1, replication_factor=1)
+                                           for name in names]).values():
+            future.result(60)
+        options = BootstrapOptions(targets=parse_bootstrap(broker.bootstrap_servers), timeout=60.0)
+        first = run_bootstrap(options)  # its coordinator check makes the broker create __consumer_offsets
+        assert first.findings == () and len(first.cluster.topics) >= 100, first.findings
+        deadline = time.monotonic() + 30
+        while "__consumer_offsets" not in admin.list_topics(timeout=10).topics:
+            assert time.monotonic() < deadline, "no __consumer_offsets within 30 s"
+            time.sleep(0.2)
+        monkeypatch.setitem(limits.RESPONSE_SIZE, MetadataRequest.API_KEY, 4096)
+        report = run_bootstrap(options)
+
+    metadata = report.stage("metadata")
+    assert metadata.status == "ok" and "__consumer_offsets alone" in metadata.summary, metadata.summary
+    assert [topic.name for topic in report.cluster.topics] == ["__consumer_offsets"]
+    (checked,) = report.cluster.brokers
+    assert checked.kafka.ok and checked.identity.status == "ok" and checked.identity.topic == "__consumer_offsets"
+    assert report.stage("advertised").status == "ok" and report.stage("roundtrip").status == "ok"
+    (too_large,) = report.findings
+    assert too_large.id == "RESPONSE_TOO_LARGE" and too_large.severity == "warning"
+    assert "above the 4096-byte cap kdiag sets for an answer to Metadata" in too_large.evidence["what"]

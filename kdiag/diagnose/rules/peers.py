@@ -39,10 +39,11 @@ def _said(build: Callable[[Probed, str], Finding]) -> Callable[[Probed, ForeignB
     return lambda target, foreign: build(target, foreign.description)
 
 
-def _about(target: Probed, finding_id: str, title: str, explanation: str, said: str, fix: str) -> Finding:
+def _about(target: Probed, finding_id: str, title: str, explanation: str, said: str, fix: str, *,
+           severity: str = "error") -> Finding:
     """A finding on one endpoint: ``said`` (what the probe saw) as evidence, and how to confirm the fix."""
     confirm = f"kdiag bootstrap {hostport(target.endpoint.host, target.endpoint.port)} --timeout 30"
-    return finding(finding_id, "error", f"{_where(target)} {title}", explanation,
+    return finding(finding_id, severity, f"{_where(target)} {title}", explanation,
                    {**target.evidence, "what": said}, f"{fix} Then confirm:\n  {confirm}")
 
 
@@ -141,8 +142,8 @@ def _rejected(target: Probed, said: str) -> Finding:
 
 def _too_large(target: Probed, foreign: ForeignBytes) -> Finding:
     said = foreign.description
-    if foreign.request == "Metadata":
-        return _metadata_too_large(target, said)
+    if foreign.request == "Metadata" and target.node_id is None:  # the bootstrap, asked for every topic
+        return _metadata_of_fewer_topics(target, said) if target.kafka.ok else _metadata_too_large(target, said)
     return _about(
         target, "RESPONSE_TOO_LARGE", "answered with a response larger than any real one",
         f"The peer's answer declared a size no Kafka broker sends for that request: {said}. kdiag refused it "
@@ -165,12 +166,30 @@ def _metadata_too_large(target: Probed, said: str) -> Finding:
         "(SECURITY.md lists the limits). A real cluster with some hundreds of thousands of partitions answers "
         "that much, and its clients pay for it too (every client that asks for all topics' metadata); a peer "
         "that is not a Kafka broker can also declare a huge size. Its answer to ApiVersions came "
-        "first, so this peer speaks Kafka's framing.",
+        "first, so this peer speaks Kafka's framing; kdiag's second request, on a fresh connection for "
+        "__consumer_offsets alone, got no answer it could use either.",
         said,
-        "If the cluster is that large, this is not a connectivity fault: kdiag cannot show the advertised brokers "
-        "past its cap; check them from a client with topic-scoped metadata, and consider fewer partitions per "
-        "cluster. Otherwise find out what listens on that address (ss -ltnp on its host, or the proxy in front "
-        "of it).")
+        "If the cluster is that large, this is not a connectivity fault: kdiag cannot show the advertised brokers; "
+        "check them from a client with topic-scoped metadata, and consider fewer partitions per cluster. "
+        "Otherwise find out what listens on that address (ss -ltnp on its host, or the proxy in front of it).")
+
+
+def _metadata_of_fewer_topics(target: Probed, said: str) -> Finding:
+    """The answer for every topic was over kdiag's cap, and the same broker then answered for
+    ``__consumer_offsets`` alone (``kdiag.orchestrate``): a very large real cluster, checked without its topics."""
+    return _about(
+        target, "RESPONSE_TOO_LARGE", "answered Metadata for every topic with more than kdiag reads",
+        f"The answer to kdiag's Metadata request for every topic declared a size over kdiag's cap: {said}. A real "
+        "cluster with some hundreds of thousands of partitions answers that much. kdiag refused it unread (it "
+        "bounds what it buffers, SECURITY.md) and asked again for __consumer_offsets alone, which the broker "
+        "answered: the advertised brokers below are checked from that answer, each broker's identity through the "
+        "partitions of __consumer_offsets it leads. What kdiag did not see is every topic's partitions: offline "
+        "or under-replicated partitions outside __consumer_offsets are not checked. Every client that asks for "
+        "all topics' metadata (admin tools, kafka-topics.sh --describe without --topic) pays this size too.",
+        said,
+        "Nothing to change for connectivity. To check a topic's partitions, name it: kafka-topics.sh "
+        "--bootstrap-server <broker> --describe --topic <topic>. Consider fewer partitions per cluster.",
+        severity="warning")
 
 
 RULES = (

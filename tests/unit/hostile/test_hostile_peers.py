@@ -230,6 +230,35 @@ def test_64_brokers_each_declaring_a_63_mib_api_versions_answer_are_refused_in_b
     assert_bounded(seconds, rss, startup, timeout=5)
 
 
+def test_a_metadata_answer_for_every_topic_over_the_cap_is_followed_by_one_for_consumer_offsets_alone(startup):
+    # A real cluster with some hundreds of thousands of partitions answers Metadata for every topic with more
+    # than kdiag's 16 MiB cap. kdiag refuses it unread, asks a fresh connection for __consumer_offsets alone,
+    # and checks the advertised brokers from that answer: a warning, and nothing else fails.
+    from probes.codec import SPECS, Reader
+
+    asked = []
+
+    def metadata(header, body) -> bytes:
+        asked.append(SPECS[METADATA].decode_request(Reader(body), header.api_version).topics)
+        return answer_metadata(brokers=[MetadataBroker(1, "127.0.0.1", peer.port)], cluster_id=CLUSTER,
+                               controller_id=1)(header, body)
+
+    peer = FakeBroker([respond(API_VERSIONS, answer_api_versions()), send_huge(20 << 20)],
+                      default=[respond(API_VERSIONS, answer_api_versions()), respond(METADATA, metadata)],
+                      strict=False)
+    with peer:
+        status, report, stderr, seconds, rss = kdiag(peer.port)
+    assert asked[0] == ("__consumer_offsets",), asked  # the second request; the brokers' own ask for none
+    assert set(asked[1:]) <= {()}
+    stages = {stage["name"]: stage for stage in report["stages"]}
+    assert stages["metadata"]["status"] == "ok" and stages["advertised"]["status"] == "ok", stages
+    assert "__consumer_offsets alone" in stages["metadata"]["summary"]
+    too_large = findings(report)["RESPONSE_TOO_LARGE"]
+    assert too_large["severity"] == "warning" and "20971520 bytes" in too_large["evidence"]["what"]
+    assert status == 1 and [f["id"] for f in report["findings"]] == ["RESPONSE_TOO_LARGE"], stderr  # a problem found
+    assert_bounded(seconds, rss, startup)
+
+
 def test_a_host_name_longer_than_any_legal_one_is_cut_visibly():
     from probes.codec import MetadataResponse
     from probes.codec.errors import NONE
