@@ -65,3 +65,33 @@ def test_a_broker_that_turns_the_clients_address_away_is_broker_closed_connectio
     assert "Rejected connection from" in closed["explanation"]
     assert "max.connections.per.ip.overrides" in closed["fix"] and "KAFKA_MAX_CONNECTIONS_PER_IP" in closed["fix"]
     assert run.seconds < TIMEOUT + 2  # a close is an answer: nothing is waited out
+
+
+def test_a_broker_at_its_listeners_connection_limit_is_broker_stalled_and_named(tmp_path):
+    """listener.name.<listener>.max.connections (KIP-402): at the limit the broker stops accepting on that
+    listener, and new connections wait in the kernel's queue unread, as they would on a frozen broker. The
+    finding names the limit beside the freeze; once a connection closes, the next one is served."""
+    import socket
+
+    from kdiag.lab.kafka import KafkaBroker, loopback_specs
+
+    limit = 8  # room for kdiag's own: the bootstrap connection stays open while it checks broker and landings
+    spec = loopback_specs(1, overrides={"listener.name.plaintext.max.connections": str(limit)})[0]
+    with KafkaBroker.start(spec, workdir=tmp_path) as broker:
+        holders = [socket.create_connection(broker.client_address, timeout=5) for _ in range(limit)]
+        try:
+            run = run_kdiag("bootstrap", broker.bootstrap_servers, "--json", "--timeout", str(TIMEOUT),
+                            "--no-listener-scan")
+        finally:
+            for holder in holders:
+                holder.close()
+        freed = run_kdiag("bootstrap", broker.bootstrap_servers, "--json", "--no-roundtrip", "--timeout", "20")
+    assert run.exit_code == 1, run.stderr
+    assert (run.stage("tcp")["status"], run.stage("metadata")["status"]) == ("ok", "fail")
+    assert errors(run) == {"BROKER_STALLED"}, run.report["findings"]
+    stalled = run.finding("BROKER_STALLED")
+    assert stalled["title"].endswith("accepted the connection, but the process behind it is not reading")
+    assert "max.connections" in stalled["explanation"] and "KIP-402" in stalled["explanation"]
+    assert "max.connections" in stalled["fix"]
+    assert run.stage("metadata")["detail"]["kafka"]["foreign"]["kind"] == "hung"
+    assert freed.exit_code == 0, freed.stdout  # the slot is free again: served at once
