@@ -1,4 +1,5 @@
-"""Fixtures shared by the integration tests: real Kafka brokers started from the Maven Central jars.
+"""Fixtures shared by the integration tests: real Kafka brokers started from the Maven Central jars, and
+for the real-client explain tests a filtered port and a broker certificate.
 
 None of them skips. When Java, Maven or a broker cannot start, the fixture raises and the test errors,
 because in CI an integration test that did not run must not look like one that passed.
@@ -6,7 +7,11 @@ because in CI an integration test that did not run must not look like one that p
 
 from __future__ import annotations
 
+import socket
+import subprocess
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -26,3 +31,51 @@ def kafka_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBrok
     spec = loopback_specs(1)[0]
     with KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=tmp_path_factory.mktemp("kafka-broker")) as broker:
         yield broker
+
+
+# --- for the real-client explain tests (tests/integration/real_clients.py) ------------------------------
+
+
+@pytest.fixture(scope="module")
+def filtered_port() -> Iterator[int]:
+    """A port whose connects time out, as behind a firewall that drops them: a listening socket whose
+    accept queue is full and never drained, so the kernel drops every further SYN."""
+    server = socket.socket()
+    server.bind(("127.0.0.1", 0))
+    server.listen(0)
+    port = server.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        filler = socket.socket()
+        filler.setblocking(False)
+        filler.connect_ex(("127.0.0.1", port))
+        fillers.append(filler)
+    time.sleep(0.2)
+    probe = socket.socket()
+    probe.settimeout(1.0)
+    try:
+        with pytest.raises(TimeoutError):
+            probe.connect(("127.0.0.1", port))
+    finally:
+        probe.close()
+    yield port
+    for sock in (*fillers, server):
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def certificates(tmp_path_factory) -> Path:
+    """A self-signed broker certificate for kafka.example.test only (not localhost, not 127.0.0.1)."""
+    where = tmp_path_factory.mktemp("tls")
+    keystore, pem, trust = where / "broker.p12", where / "ca.pem", where / "trust.p12"
+    for argv in (
+        ["keytool", "-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-keystore", keystore,
+         "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit", "-dname", "CN=kafka.example.test",
+         "-ext", "SAN=dns:kafka.example.test", "-validity", "7"],
+        ["keytool", "-exportcert", "-alias", "broker", "-keystore", keystore, "-storepass", "changeit", "-rfc",
+         "-file", pem],
+        ["keytool", "-importcert", "-alias", "ca", "-file", pem, "-keystore", trust, "-storetype", "PKCS12",
+         "-storepass", "changeit", "-noprompt"],
+    ):
+        subprocess.run([str(a) for a in argv], check=True, capture_output=True, timeout=60)
+    return where

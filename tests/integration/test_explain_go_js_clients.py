@@ -34,9 +34,8 @@ from pathlib import Path
 import pytest
 
 from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
-from tests.integration.test_explain_real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured,
-                                                         Client, assert_explains, create_topic, run_clients)
-from tests.integration.test_explain_real_clients import certificates, filtered_port  # noqa: F401  (fixtures)
+from tests.integration.real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured, Client,
+                                            assert_explains, create_topic, run_clients)
 from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
 
 pytestmark = pytest.mark.broker

@@ -17,13 +17,9 @@ from __future__ import annotations
 import json
 import os
 import shlex
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -31,15 +27,12 @@ import pytest
 
 from kdiag.lab.certs import client_auth_listener, issue, make_ca, pem_keystore, pkcs12_keystore
 from kdiag.lab.kafka import BrokerSpec, KafkaBroker, Listener, cache_root, free_port, install, loopback_specs
-from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
+from tests.integration.real_clients import (CLIENT_TIMEOUT, EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD,
+                                            Captured, Client, assert_explains, create_topic, internal_bootstrap,
+                                            run_clients)
+from tests.kdiag_cli import run_kdiag
 
-EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
-UNRESOLVABLE = "kafka-broker.invalid"  # RFC 6761: .invalid never resolves
 CONSOLE_VERSION = "3.9.2"
-TOPIC = "t"
-WRONG_PASSWORD = "wrong-password-7f3a"
-FIXTURES = REPO / "tests" / "fixtures" / "client_logs"
-CLIENT_TIMEOUT = 25.0
 # The Kafka tarball's config/tools-log4j.properties: what the console tools print by default.
 TOOLS_LOG4J = ("log4j.rootLogger=WARN, stderr\n"
                "log4j.appender.stderr=org.apache.log4j.ConsoleAppender\n"
@@ -51,56 +44,6 @@ pytestmark = pytest.mark.broker
 
 
 # --- running the real clients ----------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Client:
-    """One client run: what to execute, and the command line a customer would show for it."""
-
-    argv: tuple[str, ...]
-    shown: str  # the command as the customer typed it (kafka-console-producer.sh ..., a Python snippet)
-    stdin: str = "hello\n"
-    timeout: float = CLIENT_TIMEOUT
-
-
-@dataclass(frozen=True)
-class Captured:
-    name: str
-    shown: str
-    output: str  # stdout and stderr as the terminal showed them, interleaved
-    exit_code: int | None  # None: killed at its timeout (the Java producer hangs when idempotent)
-
-    @property
-    def paste(self) -> str:
-        return f"$ {self.shown}\n{self.output}"
-
-    def explain(self, *args: str) -> KdiagRun:
-        return run_kdiag("explain", "--json", *args, input=self.paste, timeout=60)
-
-
-def run_client(name: str, client: Client) -> Captured:
-    with subprocess.Popen(client.argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                          start_new_session=True) as process:
-        try:
-            output, _ = process.communicate(client.stdin.encode(), timeout=client.timeout)
-            code: int | None = process.returncode
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            output, _ = process.communicate()
-            code = None
-    return Captured(name, client.shown, output.decode("utf-8", errors="replace"), code)
-
-
-def run_clients(scenario: str, clients: dict[str, Client]) -> dict[str, Captured]:
-    """Runs every client at once (they mostly wait on timeouts) and keeps what each printed."""
-    with ThreadPoolExecutor(max_workers=len(clients)) as pool:
-        futures = {name: pool.submit(run_client, name, client) for name, client in clients.items()}
-        captured = {name: future.result() for name, future in futures.items()}
-    if os.environ.get("KDIAG_CAPTURE_FIXTURES"):
-        FIXTURES.mkdir(parents=True, exist_ok=True)
-        for name, result in captured.items():
-            (FIXTURES / f"{scenario}.{name}.log").write_text(result.paste)
-    return captured
 
 
 def kcat(bootstrap: str, *args: str, stdin: str = "") -> Client:
@@ -204,61 +147,12 @@ def secured_spec(protocol: str, **overrides: str) -> tuple[BrokerSpec, Listener,
     return spec, secured, internal
 
 
-def internal_bootstrap(broker: KafkaBroker) -> str:
-    return f"127.0.0.1:{broker.spec.listeners[1].port}"
-
-
-def create_topic(broker: KafkaBroker, topic: str = TOPIC) -> None:
-    from confluent_kafka.admin import AdminClient, NewTopic
-
-    admin = AdminClient({"bootstrap.servers": internal_bootstrap(broker)})
-    admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=1)])[topic].result(30)
-
-
 @pytest.fixture(scope="module")
 def ec2_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[KafkaBroker]:
     """The seed's EC2 broker: the client reaches it, and it advertises its internal name."""
     with KafkaBroker.start(two_listener_spec(EC2_INTERNAL), workdir=tmp_path_factory.mktemp("ec2")) as broker:
         create_topic(broker)
         yield broker
-
-
-@pytest.fixture(scope="module")
-def filtered_port() -> Iterator[int]:
-    """A port whose connects time out, as behind a firewall that drops them: a listening socket whose
-    accept queue is full and never drained, so the kernel drops every further SYN."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(0)
-    port = server.getsockname()[1]
-    fillers = []
-    for _ in range(4):
-        filler = socket.socket()
-        filler.setblocking(False)
-        filler.connect_ex(("127.0.0.1", port))
-        fillers.append(filler)
-    time.sleep(0.2)
-    probe = socket.socket()
-    probe.settimeout(1.0)
-    try:
-        with pytest.raises(TimeoutError):
-            probe.connect(("127.0.0.1", port))
-    finally:
-        probe.close()
-    yield port
-    for sock in (*fillers, server):
-        sock.close()
-
-
-def assert_explains(captured: Captured, expected: str, *, exit_code: int = 1) -> dict:
-    run = captured.explain()
-    assert run.exit_code == exit_code, f"{captured.name}: {run.stderr}\n--- paste ---\n{captured.paste}"
-    ids = [f["id"] for f in run.report["findings"]]
-    assert ids[:1] == [expected], f"{captured.name}: got {ids}\n--- paste ---\n{captured.paste}"
-    finding = run.report["findings"][0]
-    assert finding["evidence"]["lines"], finding
-    assert "kdiag bootstrap" in finding["fix"] or "kdiag bootstrap" in finding["evidence"]["confirm"]
-    return finding
 
 
 # --- the seed's EC2 broker: an advertised name that does not resolve ----------------------------------
@@ -407,24 +301,6 @@ def test_java_expiring_line_alone_gets_likely_causes_and_the_command_to_run(filt
 
 
 # --- TLS: plaintext on a TLS listener, TLS on a plaintext one, the certificate ----------------------------
-
-
-@pytest.fixture(scope="module")
-def certificates(tmp_path_factory) -> Path:
-    """A self-signed broker certificate for kafka.example.test only (not localhost, not 127.0.0.1)."""
-    where = tmp_path_factory.mktemp("tls")
-    keystore, pem, trust = where / "broker.p12", where / "ca.pem", where / "trust.p12"
-    for argv in (
-        ["keytool", "-genkeypair", "-alias", "broker", "-keyalg", "RSA", "-keysize", "2048", "-keystore", keystore,
-         "-storetype", "PKCS12", "-storepass", "changeit", "-keypass", "changeit", "-dname", "CN=kafka.example.test",
-         "-ext", "SAN=dns:kafka.example.test", "-validity", "7"],
-        ["keytool", "-exportcert", "-alias", "broker", "-keystore", keystore, "-storepass", "changeit", "-rfc",
-         "-file", pem],
-        ["keytool", "-importcert", "-alias", "ca", "-file", pem, "-keystore", trust, "-storetype", "PKCS12",
-         "-storepass", "changeit", "-noprompt"],
-    ):
-        subprocess.run([str(a) for a in argv], check=True, capture_output=True, timeout=60)
-    return where
 
 
 @pytest.fixture(scope="module")
