@@ -811,9 +811,11 @@ def _duplicate_finding(node_ids: list[int], endpoint: Endpoint, context: Context
     reports = [broker(n, endpoint.host, endpoint.port) for n in node_ids]
     ids = join_words(node_ids)
     explanation = (f"The cluster's metadata lists brokers {ids} all at {endpoint}. A client keeps one connection per "
-                   "broker and sends each broker's partitions to its address; these all reach one process, which "
-                   "answers NOT_LEADER_OR_FOLLOWER for the others' partitions, and the client retries until it times "
-                   "out. Kafka needs one address per broker.")
+                   "broker and sends each broker's partitions to its address; these all reach one process (or, when "
+                   "the address is a load balancer in front of every broker, whichever broker it picks), which "
+                   "answers NOT_LEADER_OR_FOLLOWER for the partitions it does not lead, and the client retries until "
+                   "it times out. Usual causes: every broker's advertised.listeners names the load balancer, or one "
+                   "server.properties was copied to every broker. Kafka needs one address per broker.")
     fix = rule_fix(context.implied(brokers=reports), "ADVERTISED_DUPLICATE")
     confirm = context.confirm()
     lines = [(line, text) for line, n, e, text in context.facts.listed if e == endpoint and n in node_ids]

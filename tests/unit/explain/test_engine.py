@@ -99,7 +99,9 @@ def test_duplicate_and_nonroutable_addresses_in_a_broker_list():
             "  broker 3 at 0.0.0.0:9092\n")
     explanation = explained(text)
     assert set(ids(explanation)) == {"ADVERTISED_DUPLICATE", "ADVERTISED_NONROUTABLE"}
-    assert only(explanation, "ADVERTISED_DUPLICATE").evidence["node_ids"] == [1, 2]
+    duplicate = only(explanation, "ADVERTISED_DUPLICATE")
+    assert duplicate.evidence["node_ids"] == [1, 2]
+    assert "load balancer" in duplicate.explanation  # the usual cause: every broker advertises the balancer
 
 
 def test_a_refused_address_of_an_endpoint_that_then_connected_is_only_a_note():
