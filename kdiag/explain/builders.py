@@ -523,6 +523,18 @@ def sni_ingress_note(subject: Subject) -> str:
             "bootstrap (which reads the certificate and says INGRESS_DEFAULT_BACKEND), can.")
 
 
+def _sni_ingress_wildcard_note(subject: Subject) -> str:
+    """Where an SNI-routing ingress may stand (port 443, or an IP address carrying no server name), a name no
+    route has gets the controller's default certificate; when that is a valid wildcard (OpenShift's router
+    serves ``*.apps.<cluster>``), it verifies as a certificate and fails only on the name."""
+    if not sni_ingress_note(subject):
+        return ""
+    return (f"If {subject.where} is an ingress routing by SNI (Strimzi's ingress and route listeners, an OpenShift "
+            "route), a name that matches no route reaches the controller's default backend, whose certificate is "
+            "often a valid wildcard (*.apps.<cluster> on OpenShift): trusted, but not for this name. Then the "
+            "broker's certificate is fine and the route's host is not the name the client used.")
+
+
 def _tls_hostname_mismatch(subject: Subject, context: Context) -> Finding:
     name = subject.host or "<broker host>"
     meaning = (f"The client checks that the name it connects to, {name}, is among the broker certificate's subject "
@@ -533,6 +545,13 @@ def _tls_hostname_mismatch(subject: Subject, context: Context) -> Finding:
     tls = TlsResult("hostname_mismatch", verify_error="hostname mismatch", name_in_certificate=False,
                     **_tls_where(subject))
     fix = rule_fix(_secured(subject, context, tls=tls, protocol=protocol), "TLS_HOSTNAME_MISMATCH")
+    ingress = _sni_ingress_wildcard_note(subject)
+    if ingress:
+        meaning += f" {ingress}"
+        fix = _before_check(fix, "If it is an ingress, see which certificate answers for the name the route is for "
+                            "(the broker's, not the controller's default one), and which hosts the routes have:\n  "
+                            + sni_check(subject.addresses[0] if subject.addresses else subject.host, subject.port)
+                            + "\n  kubectl get routes,ingresses -A")
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol, settings=("ssl.ca.location=<ca.pem>",))
     return finding("TLS_HOSTNAME_MISMATCH", "error", f"{name} is not a name in the broker's certificate",
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",

@@ -394,3 +394,17 @@ def test_kafkajs_closed_connection_says_tls_or_sasl_and_no_more(situation):
 def test_the_missing_topic_is_named(library):
     assert only(explained(client_log(f"topic_missing.{library}")), "TOPIC_NOT_FOUND").evidence["topic"] == \
         "missing-topic"
+
+
+def test_a_name_mismatch_at_an_ingress_port_names_the_default_wildcard_certificate():
+    # The lab's Java paste, moved to port 443 of an OpenShift-style route host: a name no route has gets the
+    # router's default certificate, a trusted wildcard that fails on the name alone.
+    paste = (client_log("tls.name_not_in_certificate.console_producer")
+             .replace("127.0.0.1:55437", "kafka.apps.example.com:443").replace("/127.0.0.1:", "kafka.apps.example.com/198.51.100.7:")
+             .replace("No subject alternative names matching IP address 127.0.0.1 found",
+                      "No subject alternative DNS name matching kafka.apps.example.com found."))
+    finding = only(explained(paste), "TLS_HOSTNAME_MISMATCH")
+    assert "wildcard" in finding.explanation and "default backend" in finding.explanation
+    assert "openssl s_client -connect" in finding.fix and "kubectl get routes,ingresses" in finding.fix
+    loopback = only(explained(client_log("tls.name_not_in_certificate.console_producer")), "TLS_HOSTNAME_MISMATCH")
+    assert "wildcard" not in loopback.explanation  # a loopback address is no ingress
