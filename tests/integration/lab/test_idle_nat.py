@@ -120,7 +120,7 @@ def test_the_request_after_the_pause_times_out_and_explain_names_the_idle_drop(p
     assert findings[0].evidence["node_id"] == 1 and f"kdiag bootstrap {BOOTSTRAP} --idle-check" in findings[0].fix
 
 
-WATCH_SECONDS = 18  # probes every second; the connection kept from the first is asked after 6 idle seconds
+WATCH_SECONDS = 24  # probes every second; the connection kept from the first is asked after 6 idle seconds
 
 
 def watch_reports(live, host: str, bootstrap: str) -> tuple[list[dict], str]:
