@@ -51,9 +51,14 @@ def _idle_dropped(report: Report) -> Finding | None:
            "  socket.keepalive.enable=true        # librdkafka: TCP keepalives (the OS interval must be shorter "
            "than the limit: net.ipv4.tcp_keepalive_time)\n"
            "  metadata.max.age.ms=180000          # a request on the connection every 3 minutes\n"
-           "Or raise the limit in the path: the load balancer's idle timeout (Azure: up to 30 min, with TCP reset "
-           "on idle so clients learn at once), the NAT's TCP established timeout "
-           "(net.netfilter.nf_conntrack_tcp_timeout_established on a Linux router).\n"
+           "Or raise the limit in the path above the clients' idle time:\n"
+           "  an Azure load balancer (an AKS Service of type LoadBalancer): the annotation\n"
+           "    service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout: \"30\"    # minutes, 4-100; with "
+           "TCP reset on idle, clients learn of a drop at once\n"
+           "  an AWS Network Load Balancer's TCP listener (60-6000 s; a TLS listener and a NAT gateway keep 350 s):\n"
+           "    aws elbv2 modify-listener-attributes --listener-arn <arn> "
+           "--attributes Key=tcp.idle_timeout.seconds,Value=1200\n"
+           "  a Linux router or NAT: sysctl -w net.netfilter.nf_conntrack_tcp_timeout_established=<seconds>\n"
            f"Check:  kdiag bootstrap {where} --idle-check {check.idle_s:g} --timeout {check.idle_s + 10:g}")
     evidence = {"bootstrap": where, "idle_s": check.idle_s, "status": check.status, "answer_ms": check.answer_ms,
                 "error": check.error}

@@ -16,6 +16,9 @@ def test_no_answer_after_the_idle_time_is_a_silent_drop_that_says_how_long_it_la
     assert found.title == "A connection to kafka.example.com:9092 left idle for 240 s was silently dropped"
     assert "1 request(s) timed out: disconnect (after 240000ms in state UP)" in found.explanation
     assert "connections.max.idle.ms=180000" in found.fix and "--idle-check 240 --timeout 250" in found.fix
+    # The path's own limit, in the form each usual device takes it.
+    assert "service.beta.kubernetes.io/azure-load-balancer-tcp-idle-timeout" in found.fix
+    assert "Key=tcp.idle_timeout.seconds" in found.fix and "nf_conntrack_tcp_timeout_established" in found.fix
 
 
 def test_a_closed_connection_is_named_as_closed():
