@@ -35,8 +35,8 @@ from kdiag.report import (
 from probes import advertised, balancer, dns, host, idle, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
-from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
-                          start_tls)
+from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_logged_in,
+                          connect_secure, start_tls)
 from probes.results import DnsResult, IdleCheck, KafkaCheck, Landing, ListenerScan, SaslResult, TcpResult
 from probes.sasl import SaslConfigError
 from probes.tls import describe
@@ -193,22 +193,18 @@ class _Run:
             self.conn = None  # the held connection now, not this run's to close
         return last
 
-    def metadata_of_fewer_topics(self, endpoint: Endpoint, reconnect: Callable[[float], KafkaConnection],
+    def metadata_of_fewer_topics(self, endpoint: Endpoint, address: str,
                                  refused: KafkaCheck) -> tuple[KafkaConnection | None, KafkaCheck]:
         """The answer for every topic declared more than kdiag reads (a cluster with some hundreds of thousands
-        of partitions): ask a fresh connection, with the run's TLS and SASL, for ``__consumer_offsets`` alone,
-        whose partitions' leaders are spread over the brokers and serve their identity checks. The check keeps
-        the refused answer's facts as ``foreign``; when the second request fails too, the refused check stands."""
+        of partitions): ask a fresh connection to ``address``, with the run's TLS and SASL, for
+        ``__consumer_offsets`` alone, whose partitions' leaders are spread over the brokers and serve their
+        identity checks. The check keeps the refused answer's facts as ``foreign``; when the second request
+        fails too, the refused check stands."""
         try:
-            conn = reconnect(self.deadline.remaining())
+            conn = connect_logged_in(address, endpoint.port, host=endpoint.host, security=self.security,
+                                     connect_timeout=self.options.connect_timeout, timeout=self.deadline.remaining())
         except (KafkaProbeError, OSError):
             return None, refused
-        if self.security.sasl is not None:
-            result, _failed = authenticate(conn, self.security.sasl, timeout=self.deadline.remaining(),
-                                           endpoint=str(endpoint))
-            if not result.ok:
-                conn.close()
-                return None, refused
         kafka, _response = check_kafka(conn, timeout=self.deadline.remaining(),
                                        metadata_version=self.options.metadata_version, topics=(OFFSETS_TOPIC,))
         if not kafka.ok:
@@ -395,7 +391,7 @@ class _Run:
                                            metadata_version=self.options.metadata_version, reconnect=reconnect)
             if _every_topic_too_large(kafka):
                 conn.close()
-                conn, kafka = self.metadata_of_fewer_topics(endpoint, reconnect, kafka)
+                conn, kafka = self.metadata_of_fewer_topics(endpoint, address, kafka)
             if kafka.ok:
                 chosen = (endpoint, conn, kafka)
             else:

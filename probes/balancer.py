@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from probes.deadline import Deadline
-from probes.kafka import KafkaConnection, KafkaProbeError, Security, authenticate, connect_secure
+from probes.kafka import KafkaConnection, KafkaProbeError, Security, connect_logged_in
 from probes.results import Landing
 
 MAX_CONNECTIONS = 4
@@ -51,16 +51,12 @@ def repeat_bootstrap(address: str, port: int, *, host: str, led: Mapping[int, tu
 def _land(address: str, port: int, *, host: str, probes: list[tuple[int, tuple[str, int]]], security: Security,
           deadline: Deadline, connect_timeout: float) -> Landing:
     try:
-        conn = connect_secure(address, port, host=host, tls=security.tls, timeout=deadline.cap(connect_timeout))
+        conn = connect_logged_in(address, port, host=host, security=security, connect_timeout=connect_timeout,
+                                 timeout=deadline.remaining())
     except KafkaProbeError as exc:
         return Landing(error=str(exc))
     with conn:
         try:
-            if security.sasl is not None:
-                sasl, failed = authenticate(conn, security.sasl, timeout=deadline.remaining(),
-                                            endpoint=f"{host}:{port}")
-                if failed is not None or not sasl.ok:
-                    return Landing(error=f"SASL authentication failed ({sasl.status})")
             conn.api_versions or conn.negotiate(timeout=deadline.remaining())
             cluster_id = conn.metadata(timeout=deadline.remaining(), topics=()).cluster_id
             return _answering_leader(conn, probes, cluster_id, deadline)

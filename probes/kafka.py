@@ -462,6 +462,26 @@ def connect_secure(address: str, port: int, *, host: str, tls: TlsClient | None,
     return KafkaConnection(shake.stream)
 
 
+def connect_logged_in(address: str, port: int, *, host: str, security: Security, connect_timeout: float,
+                      timeout: float) -> KafkaConnection:
+    """A new connection as a client's own: ``connect_secure`` (within ``connect_timeout``), then the SASL login
+    the settings ask for, all within ``timeout``. Raises KafkaProbeError, the connection closed."""
+    deadline = time.monotonic() + timeout
+    conn = connect_secure(address, port, host=host, tls=security.tls, timeout=min(connect_timeout, timeout))
+    if security.sasl is None:
+        return conn
+    try:
+        sasl, failed = authenticate(conn, security.sasl, timeout=max(deadline - time.monotonic(), 0.001),
+                                    endpoint=f"{host}:{port}")
+    except BaseException:
+        conn.close()
+        raise
+    if failed is not None or not sasl.ok:
+        conn.close()
+        raise KafkaProbeError("error", f"SASL authentication failed ({sasl.status})")
+    return conn
+
+
 def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
               timeout: float) -> tuple[TlsResult, KafkaConnection | None]:
     """The TLS handshake on a connected socket, for ``host``; the Kafka connection over it when it worked.
