@@ -60,17 +60,18 @@ class HeldConnection:
 
     def due(self) -> bool:
         with self._lock:
-            return self._conn is not None and time.monotonic() - self._since >= self.seconds
+            return self._due()
+
+    def _due(self) -> bool:  # under the lock
+        return self._conn is not None and time.monotonic() - self._since >= self.seconds
 
     def exchange(self, conn: KafkaConnection | None, *, answer_timeout: float) -> tuple[IdleCheck | None, bool]:
         """Ask the held connection if it is due, keep ``conn`` if none is held then; return ``last`` and
         whether ``conn`` was kept."""
         with self._lock:
-            held, since = self._conn, self._since
-            if held is not None and time.monotonic() - since >= self.seconds:
+            held, since = (self._conn, self._since) if self._due() else (None, 0.0)
+            if held is not None:
                 self._conn = None
-            else:
-                held = None
         if held is not None:
             try:
                 self.last = ask(held, idle_s=time.monotonic() - since, answer_timeout=answer_timeout)

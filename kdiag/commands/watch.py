@@ -10,6 +10,7 @@ from a file, e.g. a mounted Secret), and from ``-X`` last.
 
 from __future__ import annotations
 
+import functools
 import math
 import os
 import re
@@ -354,8 +355,7 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
 
         held = HeldConnection(idle_check)
     loop = WatchLoop(LoopSettings(probe_options, interval), identity=identity, state=state, metrics=metrics,
-                     sinks=sinks, log=log, scrub=env.scrub,
-                     probe=run_probe if held is None else (lambda options: run_probe(options, held=held)))
+                     sinks=sinks, log=log, scrub=env.scrub, probe=functools.partial(run_probe, held=held))
     try:
         loop.run(stop)
     finally:
