@@ -480,9 +480,7 @@ def _tls_cert_untrusted(subject: Subject, context: Context) -> Finding:
     ingress = sni_ingress_note(subject)
     if ingress:
         meaning += f" {ingress}"
-        fix = _before_check(fix, "If it is an ingress, see which certificate answers for the name the route is for "
-                            "(the broker's, not the controller's default one):\n  "
-                            + sni_check(subject.addresses[0] if subject.addresses else subject.host, subject.port))
+        fix = _ingress_check(fix, subject)
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol, settings=("ssl.ca.location=<ca.pem>",))
     title = (f"The TLS handshake with {subject.where} failed" if generic else
              f"The client does not trust the certificate of {subject.where}")
@@ -502,20 +500,39 @@ def _before_check(fix: str, paragraph: str) -> str:
 INGRESS_PORT = 443  # where ingress controllers and OpenShift routes pass TLS through by SNI
 
 
+def _why_sni_ingress(subject: Subject) -> str:
+    """Why an SNI-routing ingress may stand at ``subject`` (an IP address carries no server name; port 443 is
+    where ingresses pass TLS through), or "" where it is unlikely."""
+    if subject.host is None:
+        return ""
+    kind = classify_host(subject.host)
+    if kind.is_ip and kind.kind != LOOPBACK:
+        return "An IP address carries no server name (SNI) in the TLS handshake"
+    if subject.port == INGRESS_PORT:
+        return (f"Port {INGRESS_PORT} is where ingress controllers and OpenShift routes pass TLS through by server "
+                "name (SNI)")
+    return ""
+
+
+def _ingress_check(fix: str, subject: Subject, *, routes: bool = False) -> str:
+    """``fix`` with the command that shows which certificate the ingress at ``subject`` presents for a name
+    (and, with ``routes``, which hosts its routes have), before its closing check."""
+    commands = [sni_check(subject.addresses[0] if subject.addresses else subject.host, subject.port)]
+    if routes:
+        commands.append("kubectl get routes,ingresses -A")
+    hosts = ", and which hosts the routes have" if routes else ""
+    return _before_check(fix, "If it is an ingress, see which certificate answers for the name the route is for "
+                         f"(the broker's, not the controller's default one){hosts}:\n  " + "\n  ".join(commands))
+
+
 def sni_ingress_note(subject: Subject) -> str:
     """For a certificate that does not verify at port 443 or at an IP address: an SNI-routing ingress's default
     backend fails the same way, and the clients' words cannot tell it from an untrusted CA (neither librdkafka's
     `certificate verify failed` nor Java's `PKIX path building failed` names the certificate; seen in the lab,
     ``sni-ingress``)."""
-    if subject.host is None:
+    why = _why_sni_ingress(subject)
+    if not why:
         return ""
-    kind = classify_host(subject.host)
-    by_address = kind.is_ip and kind.kind != LOOPBACK
-    if not by_address and subject.port != INGRESS_PORT:
-        return ""
-    why = ("An IP address carries no server name (SNI) in the TLS handshake" if by_address else
-           f"Port {INGRESS_PORT} is where ingress controllers and OpenShift routes pass TLS through by server name "
-           "(SNI)")
     return (f"{why}: if {subject.where} is an ingress routing by SNI (Strimzi's ingress and route listeners), a "
             "connection whose name matches no route reaches the controller's default backend, and its certificate "
             "(ingress-nginx's \"Kubernetes Ingress Controller Fake Certificate\") fails verification with these same "
@@ -527,7 +544,7 @@ def _sni_ingress_wildcard_note(subject: Subject) -> str:
     """Where an SNI-routing ingress may stand (port 443, or an IP address carrying no server name), a name no
     route has gets the controller's default certificate; when that is a valid wildcard (OpenShift's router
     serves ``*.apps.<cluster>``), it verifies as a certificate and fails only on the name."""
-    if not sni_ingress_note(subject):
+    if not _why_sni_ingress(subject):
         return ""
     return (f"If {subject.where} is an ingress routing by SNI (Strimzi's ingress and route listeners, an OpenShift "
             "route), a name that matches no route reaches the controller's default backend, whose certificate is "
@@ -548,10 +565,7 @@ def _tls_hostname_mismatch(subject: Subject, context: Context) -> Finding:
     ingress = _sni_ingress_wildcard_note(subject)
     if ingress:
         meaning += f" {ingress}"
-        fix = _before_check(fix, "If it is an ingress, see which certificate answers for the name the route is for "
-                            "(the broker's, not the controller's default one), and which hosts the routes have:\n  "
-                            + sni_check(subject.addresses[0] if subject.addresses else subject.host, subject.port)
-                            + "\n  kubectl get routes,ingresses -A")
+        fix = _ingress_check(fix, subject, routes=True)
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol, settings=("ssl.ca.location=<ca.pem>",))
     return finding("TLS_HOSTNAME_MISMATCH", "error", f"{name} is not a name in the broker's certificate",
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
