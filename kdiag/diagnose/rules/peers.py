@@ -86,7 +86,8 @@ def _not_reading(target: Probed, said: str) -> Finding:
         "long stop-the-world GC pause, a process stopped with SIGSTOP or by a debugger, a paused VM or container) "
         "or hung (deadlocked network threads, a full disk). A running broker that has reached a connection limit "
         "of a listener (max.connections, listener.name.<listener>.max.connections: KIP-402) looks the same: it "
-        "stops accepting, and the kernel queues new connections unread until one closes. A client sees its connection set up and then waits for "
+        "stops accepting, and the kernel queues new connections unread until one closes. A client sees its "
+        "connection set up and then waits for "
         "request.timeout.ms (30 s by default), reconnects and waits again, reporting timeouts rather than the "
         "cause. A broker frozen longer than broker.session.timeout.ms (9 s by default) is fenced by the controller.",
         said,
