@@ -315,7 +315,7 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
                       log=log.warning)
         state_dir = Path(args.spool_dir)
 
-    from kdiag.watch.agent import LoopSettings, WatchLoop, run_probe
+    from kdiag.watch.loop import LoopSettings, WatchLoop, run_probe
     from kdiag.watch.http import HttpSettings, bind
     from kdiag.watch.identity import AgentIdentity
     from kdiag.watch.metrics import AgentMetrics

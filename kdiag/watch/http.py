@@ -24,7 +24,7 @@ from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Report
 from kdiag.watch.metrics import build_info, probe_registry
-from kdiag.watch.prober import BoundedRunner
+from kdiag.watch.bounded import BoundedRunner
 from kdiag.watch.state import AgentState, probe_succeeded
 
 READY_WHEN = ("probed", "healthy")
