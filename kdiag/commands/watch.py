@@ -244,7 +244,7 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     brokers, and a pod must be gone within its grace period (here: 2 s)."""
     from dataclasses import replace
 
-    from kdiag.target import parse_bootstrap
+    from kdiag.target import check_topic_name, parse_bootstrap
 
     if not args.bootstrap:
         raise UsageError("no bootstrap address given: kdiag watch HOST:PORT, or set KDIAG_BOOTSTRAP")
@@ -258,21 +258,14 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     ready_when = choice("--ready-when", args.ready_when, ("probed", "healthy"))
     log_format = choice("--log-format", args.log_format, ("text", "json"))
     if args.topic is not None:
-        from kdiag.commands.bootstrap import _check_topic
-
-        _check_topic(args.topic)
+        check_topic_name(args.topic)
     dir_max_bytes = parse_size("--report-dir-max-bytes", args.report_dir_max_bytes, minimum=1024)
     dir_max_files = parse_count("--report-dir-max-files", args.report_dir_max_files)
     dir_max_age = parse_duration("--report-dir-max-age", args.report_dir_max_age)
     spool_max_bytes = parse_size("--spool-max-bytes", args.spool_max_bytes, minimum=1024)
     when_full = choice("--spool-when-full", args.spool_when_full, ("drop-oldest", "drop-newest"))
     if args.report_topic is not None:
-        from kdiag.commands.bootstrap import _check_topic
-
-        try:
-            _check_topic(args.report_topic)
-        except UsageError as exc:
-            raise UsageError(str(exc).replace("--topic", "--report-topic")) from None
+        check_topic_name(args.report_topic, option="--report-topic")
         if args.spool_dir is None:
             raise UsageError("--report-topic needs --spool-dir (where reports wait while the topic is unreachable)")
     elif args.report_bootstrap is not None or args.spool_dir is not None:
