@@ -108,6 +108,23 @@ def is_secret(key: str) -> bool:
     return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
 
 
+# What identifies the client to a cluster: its SASL login, its certificate and key (files, PEM, a keystore,
+# an engine holding the key), and any other secret. ``without_credentials`` drops them.
+_CREDENTIAL_PREFIXES = ("sasl.", "ssl.key.", "ssl_key", "ssl.keystore.", "ssl.certificate.", "ssl.engine.")
+_WITHOUT_SASL = {"SASL_PLAINTEXT": "PLAINTEXT", "SASL_SSL": "SSL"}
+
+
+def without_credentials(settings: Mapping[str, str]) -> dict[str, str]:
+    """``settings`` for a peer the credentials were not given for: the same transport (TLS stays TLS,
+    with its trust settings) but no SASL login, no client certificate or key, no secret value."""
+    kept = {key: value for key, value in settings.items()
+            if not key.lower().startswith(_CREDENTIAL_PREFIXES) and not is_secret(key)}
+    protocol = kept.get("security.protocol", "PLAINTEXT").upper()
+    if protocol in _WITHOUT_SASL:
+        kept["security.protocol"] = _WITHOUT_SASL[protocol]
+    return kept
+
+
 def redact(settings: Mapping[str, object]) -> dict[str, object]:
     """``settings`` with the value of every secret key replaced by ``***``."""
     return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
