@@ -36,13 +36,11 @@ def _app() -> typer.Typer:
 
 
 class Sidecar:
-    def __init__(self, argv: list[str], *, environ: dict[str, str] | None = None, listen_port: int | None = None,
-                 monkeypatch=None) -> None:
-        self.port = listen_port or free_ports(1)[0]
-        self.environ = dict(environ or {})
-        if monkeypatch is not None:  # the KDIAG_<OPTION> variables reach the options through click
-            for name, value in self.environ.items():
-                monkeypatch.setenv(name, value)
+    def __init__(self, argv: list[str], *, environ: dict[str, str] | None = None,
+                 ready_context: ssl.SSLContext | None = None) -> None:
+        self.ready_context = ready_context or _UNVERIFIED
+        self.port = free_ports(1)[0]
+        self.environ = dict(environ or {})  # KDIAG_CLIENT_* and KDIAG_CRED_*; options come from argv
         self.argv = [*argv, "--listen", f"127.0.0.1:{self.port}", "--interval", "1h"]
         self.env = Environment(stdout=io.StringIO(), stderr=io.StringIO())
         self.stop = threading.Event()
@@ -67,7 +65,7 @@ class Sidecar:
 
     def _status(self, path: str) -> int | None:
         try:
-            return self.get(path, context=_UNVERIFIED)[0]
+            return self.get(path, context=self.ready_context)[0]
         except OSError:
             return None
 

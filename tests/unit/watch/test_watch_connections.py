@@ -1,0 +1,100 @@
+"""The sidecar's HTTP connections are bounded: a thousand clients that each send half a request hold
+at most ``max_connections`` threads, a request head must arrive within ``read_timeout``, and the
+kubelet's /livez is answered throughout."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+
+import pytest
+
+from kdiag.orchestrate import BootstrapOptions
+from kdiag.report import Endpoint
+from kdiag.watch.connections import MAX_CONNECTIONS
+from kdiag.watch.http import HttpSettings, WatchServer, bind
+from kdiag.watch.metrics import AgentMetrics
+from kdiag.watch.state import AgentState
+from tests.unit.watch.reports import refused
+
+HALF_REQUEST = b"GET /livez HTTP/1.1\r\nHost: kdiag\r\nX-Slow: "
+
+
+@pytest.fixture
+def serve() -> Iterator:
+    servers: list[WatchServer] = []
+
+    def start(**settings: float) -> WatchServer:
+        state = AgentState()
+        server = bind(("127.0.0.1", 0), settings=HttpSettings(30.0, 1.0, **settings), state=state,
+                      registry=AgentMetrics(state, []).registry,
+                      probe_options=BootstrapOptions(targets=(Endpoint("127.0.0.1", 1),)),
+                      probe=lambda options: refused(), scrub=lambda text: text)
+        server.serve_in_background()
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.shutdown()
+        server.server_close()
+
+
+def livez(server: WatchServer) -> int:
+    with urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/livez", timeout=5) as answer:
+        return answer.status
+
+
+def until(condition, seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def test_a_thousand_half_requests_hold_a_bounded_number_of_threads_and_livez_answers(serve) -> None:
+    server = serve()
+    baseline = threading.active_count()
+    most = 0
+    with ExitStack() as stack:
+        for number in range(1000):
+            client = stack.enter_context(socket.create_connection(server.server_address[:2], timeout=10))
+            client.sendall(HALF_REQUEST)
+            if number % 50 == 0:
+                most = max(most, threading.active_count() - baseline)
+        most = max(most, threading.active_count() - baseline)
+        assert server.limiter.open <= MAX_CONNECTIONS
+        assert livez(server) == 200  # a whole request takes the oldest half request's slot
+        assert server.limiter.evicted >= 1000 - MAX_CONNECTIONS
+    assert most <= MAX_CONNECTIONS + 2, most
+
+
+def test_a_request_head_that_does_not_arrive_within_the_read_timeout_is_closed(serve) -> None:
+    server = serve(read_timeout=0.3)
+    baseline = threading.active_count()
+    with socket.create_connection(server.server_address[:2], timeout=10) as client:
+        client.sendall(HALF_REQUEST)
+        assert until(lambda: server.limiter.open == 1)
+        started = time.monotonic()
+        assert client.recv(1024) == b""  # the server hung up on it
+        assert time.monotonic() - started < 5
+    assert until(lambda: threading.active_count() <= baseline and server.limiter.open == 0)
+    assert livez(server) == 200
+
+
+def test_a_kept_alive_connection_is_served_again_and_reaped_when_idle(serve) -> None:
+    server = serve(read_timeout=0.5)
+    with socket.create_connection(server.server_address[:2], timeout=10) as client:
+        for _ in range(3):
+            client.sendall(b"GET /livez HTTP/1.1\r\nHost: kdiag\r\n\r\n")
+            answer = b""
+            while not answer.endswith(b"ok\n"):
+                answer += client.recv(1024)
+            assert answer.startswith(b"HTTP/1.1 200")
+        assert client.recv(1024) == b""  # idle past the read timeout: closed
