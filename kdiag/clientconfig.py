@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kdiag.exitstatus import UsageError
-from kdiag.render.scrub import REDACTED, Scrubber
+from kdiag.secrets import REDACTED, Scrubber
 from probes.keystore import KeystoreError, pem_origin, truststore_pem
 
 

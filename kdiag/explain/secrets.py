@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 
 from kdiag.clientconfig import is_secret
-from kdiag.render.scrub import REDACTED, Scrubber
+from kdiag.secrets import REDACTED, Scrubber
 
 MAX_SECRETS = 4096
 """Distinct secret values remembered. A real paste holds a handful; a hostile one could hold millions,
@@ -84,7 +84,7 @@ class Secrets:
 
     @property
     def scrubber(self) -> Scrubber:
-        """The one scrubber (``kdiag.render.scrub``) for the secrets learned so far: one pass over the
+        """The one scrubber (``kdiag.secrets``) for the secrets learned so far: one pass over the
         text, longest value first, however many there are; rebuilt when a new one is learned."""
         if self._scrubber is None:
             self._scrubber = Scrubber(tuple(self.values), min_length=MIN_SECRET_LENGTH)
