@@ -8,7 +8,9 @@ Kerberos database)``) report a :data:`~kdiag.explain.sightings.KERBEROS_PRINCIPA
 
 from __future__ import annotations
 
-from kdiag.explain.builders import Context, Subject, _sasl_protocol, client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.builders.sasl import sasl_protocol
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.subject import Context, Subject
 from kdiag.explain.sightings import KERBEROS_PRINCIPAL
 from kdiag.finding import Finding, make_finding
 
@@ -45,7 +47,7 @@ def kerberos_principal_unknown(subject: Subject, context: Context) -> Finding:
               f"sasl.kerberos.service.name must be the first part of the broker's principal ({service or 'kafka'}).",
               f"Check:  kvno -S {service or 'kafka'} {subject.host or '<host>'}    # the principal MIT Kerberos asks "
               "for, and whether the KDC has it"]
-    protocol = _sasl_protocol(subject, context)
+    protocol = sasl_protocol(subject, context)
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=("sasl.mechanisms=GSSAPI", f"sasl.kerberos.service.name={service or 'kafka'}"))
     title = f"The KDC has no service principal {asked}: GSSAPI clients cannot log in to {where}"
@@ -73,7 +75,7 @@ def _java_terminated(subject: Subject, context: Context) -> Finding:
              " or create the principal and add its key to the broker's keytab:",
              f"  kadmin -q \"addprinc -randkey {asked}\"",
              f"  kadmin -q \"ktadd -k /etc/kafka/kafka.keytab {asked}\""]
-    confirm = context.confirm(fallback=subject.endpoint, protocol=_sasl_protocol(subject, context),
+    confirm = context.confirm(fallback=subject.endpoint, protocol=sasl_protocol(subject, context),
                               settings=("sasl.mechanisms=GSSAPI", "sasl.kerberos.service.name=kafka"))
     title = f"The Java client's Kerberos login to {subject.where} fails before the broker (most often: no principal {asked})"
     return make_finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title,

@@ -10,7 +10,8 @@ The client families' patterns report a :data:`~kdiag.explain.sightings.REQUEST_T
 
 from __future__ import annotations
 
-from kdiag.explain.builders import Context, Subject, client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.subject import Context, Subject
 from kdiag.explain.implied import rule_fix
 from kdiag.finding import Finding, make_finding
 from probes.results import IdleCheck
