@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kdiag.exitstatus import UsageError
-from kdiag.render.scrub import REDACTED, Scrubber
+from kdiag.secrets import REDACTED, Scrubber, is_secret
 from probes.keystore import KeystoreError, pem_origin, truststore_pem
 
 
@@ -97,38 +97,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "security.protocol": ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
     "sasl.mechanisms": ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"),
 }
-
-# Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
-_SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
-_SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
-
-
-def is_secret(key: str) -> bool:
-    name = key.lower()
-    return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
-
-
-# What identifies the client to a cluster: its SASL login, its certificate and key (files, PEM, a keystore,
-# an engine holding the key), and any other secret. ``without_credentials`` drops them.
-_CREDENTIAL_PREFIXES = ("sasl.", "ssl.key.", "ssl_key", "ssl.keystore.", "ssl.certificate.", "ssl.engine.")
-_WITHOUT_SASL = {"SASL_PLAINTEXT": "PLAINTEXT", "SASL_SSL": "SSL"}
-
-
-def without_credentials(settings: Mapping[str, str]) -> dict[str, str]:
-    """``settings`` for a peer the credentials were not given for: the same transport (TLS stays TLS,
-    with its trust settings) but no SASL login, no client certificate or key, no secret value."""
-    kept = {key: value for key, value in settings.items()
-            if not key.lower().startswith(_CREDENTIAL_PREFIXES) and not is_secret(key)}
-    protocol = kept.get("security.protocol", "PLAINTEXT").upper()
-    if protocol in _WITHOUT_SASL:
-        kept["security.protocol"] = _WITHOUT_SASL[protocol]
-    return kept
-
-
-def redact(settings: Mapping[str, object]) -> dict[str, object]:
-    """``settings`` with the value of every secret key replaced by ``***``."""
-    return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
-
 
 @dataclass(frozen=True, repr=False)
 class ClientSettings:

@@ -11,7 +11,7 @@ with the application's SASL password or client key, or scan an internal host's p
   bootstrap's endpoints and the brokers its metadata advertised (``host:port`` exactly); a target
   bound to a named set (``--probe-credentials NAME=PATTERN``) gets that set's settings; any other
   allowed target is probed with the same transport and no credentials at all
-  (``clientconfig.without_credentials``).
+  (``kdiag.secrets.without_credentials``).
 - **The listener scan** (the target host's other ports) never runs from ``/probe`` unless
   ``--probe-listener-scan`` asks for it.
 
@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 
-from kdiag.clientconfig import redact, without_credentials
+from kdiag.secrets import redact, without_credentials
 from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Endpoint, Report

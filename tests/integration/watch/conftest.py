@@ -22,7 +22,7 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.lab.kafka import free_port
+from kdiag.lab.kafka import free_ports
 
 SECRET = "s3cr3t-Pa55word-for-watch"  # a SASL password that must never appear in any output
 
@@ -34,7 +34,7 @@ class WatchAgent:
                  tls: ssl.SSLContext | None = None, auth: tuple[str, str] | None = None) -> None:
         """``tls`` (the context to trust the agent's certificate with) and ``auth`` (a basic-auth user
         and password) for an agent started with --web-config-file."""
-        self.port = free_port()
+        [self.port] = free_ports(1)
         self.tls = tls
         self.url = f"{'https' if tls is not None else 'http'}://127.0.0.1:{self.port}"
         self.headers = {"Authorization": "Basic " + base64.b64encode(":".join(auth).encode()).decode()} if auth else {}
@@ -158,7 +158,7 @@ def start_watch(tmp_path: Path) -> Iterator:
 def prometheus_server(config: Path, workdir: Path) -> Iterator[Callable[[str], list[dict]]]:
     """A real Prometheus with ``config``, its data and log in ``workdir``: yields its query function
     (PromQL in, the result vector out; OSError while it is not yet up)."""
-    port = free_port()
+    [port] = free_ports(1)
     log_path = workdir / "prometheus.log"
     with log_path.open("wb") as log:
         server = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={workdir / 'tsdb'}",
