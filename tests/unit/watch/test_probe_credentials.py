@@ -16,7 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.lab.certs import issue, make_ca
 from kdiag.lab.kafka import free_ports
 from probes.listeners import candidate_ports
 from tests.unit.watch.capture_peer import CapturePeer
@@ -51,18 +50,9 @@ def test_a_probed_stranger_receives_no_sasl_secret_while_the_watched_cluster_doe
             assert PASSWORD.encode() in cluster.captured()
 
 
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("pki")
-    make_ca(directory)
-    issue(directory, "broker", san="IP:127.0.0.1,DNS:localhost")
-    issue(directory, "client", usage="clientAuth")
-    return directory
-
-
 def tls_peer(pki: Path) -> CapturePeer:
     context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    context.load_cert_chain(pki / "broker.pem", pki / "broker.key")
+    context.load_cert_chain(pki / "server.pem", pki / "server.key")
     context.load_verify_locations(pki / "ca.pem")
     context.verify_mode = ssl.CERT_OPTIONAL  # asks for a client certificate, takes one signed by the CA
     return CapturePeer(tls=context)

@@ -8,40 +8,12 @@ import socket
 import threading
 import time
 import urllib.request
-from collections.abc import Iterator
 from contextlib import ExitStack
 
-import pytest
-
-from kdiag.orchestrate import BootstrapOptions
-from kdiag.report import Endpoint
 from kdiag.watch.connections import MAX_CONNECTIONS
-from kdiag.watch.http import HttpSettings, WatchServer, bind
-from kdiag.watch.metrics import AgentMetrics
-from kdiag.watch.state import AgentState
-from tests.unit.watch.reports import refused
+from kdiag.watch.http import WatchServer
 
 HALF_REQUEST = b"GET /livez HTTP/1.1\r\nHost: kdiag\r\nX-Slow: "
-
-
-@pytest.fixture
-def serve() -> Iterator:
-    servers: list[WatchServer] = []
-
-    def start(**settings: float) -> WatchServer:
-        state = AgentState()
-        server = bind(("127.0.0.1", 0), settings=HttpSettings(30.0, 1.0, **settings), state=state,
-                      registry=AgentMetrics(state, []).registry,
-                      probe_options=BootstrapOptions(targets=(Endpoint("127.0.0.1", 1),)),
-                      probe=lambda options: refused(), scrub=lambda text: text)
-        server.serve_in_background()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def livez(server: WatchServer) -> int:

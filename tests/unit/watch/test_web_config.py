@@ -14,19 +14,9 @@ import pytest
 
 from kdiag.cli import main
 from kdiag.environment import Environment
-from kdiag.lab.certs import issue, make_ca
 from tests.unit.watch.sidecar import Sidecar
 
 PASSWORD = "scrape-Passw0rd"
-
-
-@pytest.fixture(scope="module")
-def pki(tmp_path_factory) -> Path:
-    directory = tmp_path_factory.mktemp("web-pki")
-    make_ca(directory)
-    issue(directory, "server", san="IP:127.0.0.1,DNS:localhost")
-    issue(directory, "scraper", usage="clientAuth")
-    return directory
 
 
 def hashed(password: str) -> str:
@@ -109,7 +99,7 @@ tls_server_config:
     (tmp_path / "ca.pem").write_bytes((pki / "ca.pem").read_bytes())
     anonymous = ssl.create_default_context(cafile=str(pki / "ca.pem"))
     scraper = ssl.create_default_context(cafile=str(pki / "ca.pem"))
-    scraper.load_cert_chain(pki / "scraper.pem", pki / "scraper.key")
+    scraper.load_cert_chain(pki / "client.pem", pki / "client.key")
     with Sidecar(["127.0.0.1:9", "--web-config-file", config], ready_context=scraper) as sidecar:
         assert sidecar.get("/metrics", context=scraper)[0] == 200
         with pytest.raises(OSError):  # ssl.SSLError, a reset, or urllib's URLError around either
