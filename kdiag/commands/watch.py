@@ -47,7 +47,9 @@ HELP = """\
 Run as a sidecar: probe the cluster from this pod every --interval (in process, one probe at a
 time, each within --timeout), log one line per transition (healthy → broken with the finding ids,
 broken → healthy, findings changed), and serve /metrics (Prometheus), /livez, /readyz, /report
-(the last JSON report) and /probe?target=HOST:PORT (one probe on demand, blackbox_exporter style).
+(the last JSON report) and /probe?target=HOST:PORT (one probe on demand, blackbox_exporter style:
+the watched cluster's hosts and --probe-allow only; the client settings only for the watched
+cluster). --web-config-file puts TLS and basic auth in front of them, as node_exporter's does.
 Reports also go to stdout (--report-stdout), a directory of *.jsonl files (--report-dir) and a
 Kafka topic behind an on-disk spool (--report-topic, --spool-dir). Every option can be set from the
 environment (KDIAG_BOOTSTRAP, KDIAG_INTERVAL, KDIAG_LISTEN, ...).
@@ -62,6 +64,7 @@ Examples:
       --report-topic kdiag.reports --spool-dir /var/spool/kdiag
   KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/kafka-password kdiag watch kafka:9092 \\
       -X security.protocol=SASL_SSL -X sasl.mechanisms=SCRAM-SHA-512 -X sasl.username=probe
+  kdiag watch kafka:9093 --web-config-file /etc/kdiag/web.yml --probe-allow '*.kafka-staging.svc:9093'
 
 \b
 Exit status:

@@ -6,6 +6,10 @@
 JSON, scrubbed) and ``/probe?target=HOST:PORT`` (blackbox_exporter's multi-target style: one probe
 on demand, bounded by Prometheus's ``X-Prometheus-Scrape-Timeout-Seconds``, its metrics in the answer;
 only for the targets ``access.ProbeAccess`` allows, with the credentials it binds to them, else 403).
+
+Connections are bounded in number and in the time a request takes to arrive (``connections``); with a
+web config (``webconfig``) they are TLS, and every endpoint but ``/livez`` and ``/readyz`` asks for
+basic auth.
 """
 
 from __future__ import annotations
