@@ -123,7 +123,8 @@ def test_the_compose_sidecars_environment_runs_kdiag_watch_against_a_real_broker
     [listen] = free_ports(1)
     env, base = moved({k: str(v) for k, v in service["environment"].items()}, tmp_path, kafka_broker.bootstrap_servers,
                       listen)
-    metrics, report, _log = run_watch(service["command"], env, base, tmp_path)
+    metrics, report, _log = run_watch(service["command"], env, base, tmp_path, settled=lambda metrics: (
+        sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1))
     found = [(f["id"], f["title"]) for f in json.loads(report)["findings"]]
     assert sample(metrics, "kdiag_probe_success") == 1, found  # a failure says what the probe found
     assert sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1
