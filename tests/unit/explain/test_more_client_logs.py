@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.client_log_expectations import MORE_CLIENTS_CASES, not_read_yet
+from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_CASES, NOT_READ_YET_BROKER, not_read_yet
 from tests.unit.explain.helpers import client_log, explained, ids
 
 
@@ -25,3 +25,11 @@ def test_real_output_of_more_clients_maps_to_the_situations_finding_id(situation
     assert first.evidence["lines"], "a finding rests on log lines"
     assert first.evidence["confirm"].startswith("kdiag bootstrap ")
     assert first.fix
+
+
+@pytest.mark.parametrize("situation", sorted(BROKER_SIDE))
+def test_the_brokers_own_log_is_read_from_the_brokers_side(situation):
+    if situation in NOT_READ_YET_BROKER:
+        pytest.xfail("explain does not read this broker line yet (issue 16)")
+    explanation = explained(client_log(f"{situation}.broker"))
+    assert ids(explanation)[:1] == [BROKER_SIDE[situation]], explanation.findings
