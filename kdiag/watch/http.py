@@ -38,6 +38,7 @@ READY_WHEN = ("probed", "healthy")
 PROBE_CONCURRENCY = 4  # /probe requests running at once; more get 503
 SCRAPE_MARGIN = 0.5  # seconds kept from Prometheus's scrape timeout to answer in
 SOCKET_TIMEOUT = 10.0  # one read or write of an answer; the request's whole head has READ_TIMEOUT
+ANSWER_MARGIN = 30.0  # seconds an answer may take beyond --timeout (the longest /probe) to be written
 OPEN_PATHS = ("/livez", "/readyz")  # answered without basic auth: the kubelet's probes cannot send one
 
 
@@ -52,7 +53,8 @@ class HttpSettings:
 
 class WatchServer(ThreadingHTTPServer):
     """The endpoints on a threading server whose connections are bounded (``ConnectionLimiter``: at
-    most ``max_connections`` threads, a request head within ``read_timeout``), over TLS and behind
+    most ``max_connections`` threads, a request head within ``read_timeout``, an answer within ``timeout``
+    + ``ANSWER_MARGIN``), over TLS and behind
     basic auth when the web config asks for them, ``/probe`` only where ``access`` allows."""
 
     daemon_threads = True
@@ -68,7 +70,8 @@ class WatchServer(ThreadingHTTPServer):
         self.tls_context = web.tls.context() if web.tls is not None else None
         self.auth = BasicAuth(web.users)
         self.extra_headers = web.headers
-        self.limiter = ConnectionLimiter(settings.max_connections, settings.read_timeout, clock=state.clock)
+        self.limiter = ConnectionLimiter(settings.max_connections, settings.read_timeout,
+                                         settings.timeout + ANSWER_MARGIN, clock=state.clock)
         self.settings = settings
         self.state = state
         self.registry = registry
@@ -155,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
     def parse_request(self) -> bool:
         ok = super().parse_request()  # the request line and every header have arrived
         if ok and self.slot is not None:
-            self.server.limiter.busy(self.slot)
+            self.server.limiter.answering(self.slot)
         return ok
 
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the standard library's name

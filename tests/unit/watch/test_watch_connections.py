@@ -10,8 +10,9 @@ import time
 import urllib.request
 from contextlib import ExitStack
 
-from kdiag.watch.connections import MAX_CONNECTIONS
+from kdiag.watch.connections import MAX_CONNECTIONS, ConnectionLimiter
 from kdiag.watch.http import WatchServer
+from tests.clock import ManualClock
 
 HALF_REQUEST = b"GET /livez HTTP/1.1\r\nHost: kdiag\r\nX-Slow: "
 
@@ -70,3 +71,46 @@ def test_a_kept_alive_connection_is_served_again_and_reaped_when_idle(serve) -> 
                 answer += client.recv(1024)
             assert answer.startswith(b"HTTP/1.1 200")
         assert client.recv(1024) == b""  # idle past the read timeout: closed
+
+
+def pair() -> tuple[socket.socket, socket.socket]:
+    server_side, client_side = socket.socketpair()
+    client_side.settimeout(5)
+    return server_side, client_side
+
+
+def test_the_limiter_makes_room_by_evicting_the_oldest_reader_never_an_answer() -> None:
+    clock = ManualClock()
+    limiter = ConnectionLimiter(2, read_timeout=10, answer_timeout=40, clock=clock)
+    (a, a_peer), (b, b_peer), (c, c_peer), (d, _d_peer) = pair(), pair(), pair(), pair()
+    first = limiter.admit(a)
+    clock.advance(1)
+    second = limiter.admit(b)
+    assert first is not None and second is not None
+    limiter.answering(second)
+    evictor = threading.Thread(target=lambda: limiter.admit(c))
+    evictor.start()
+    assert a_peer.recv(1) == b""  # the oldest reader was shut down to make room
+    limiter.release(a)  # its thread ends and gives the slot back
+    evictor.join(5)
+    assert limiter.connection(c) is not None and limiter.evicted == 1
+    limiter.answering(limiter.connection(c))
+    assert limiter.admit(d) is None  # every slot is answering: the newcomer gets none
+    for sock in (a, b, c, d, a_peer, b_peer, c_peer):
+        sock.close()
+
+
+def test_the_limiter_reaps_a_slow_request_and_a_slow_answer() -> None:
+    clock = ManualClock()
+    limiter = ConnectionLimiter(4, read_timeout=10, answer_timeout=40, clock=clock)
+    (reader, reader_peer), (answerer, answerer_peer) = pair(), pair()
+    limiter.admit(reader)
+    limiter.answering(limiter.admit(answerer))
+    clock.advance(11)
+    limiter.reap()
+    assert reader_peer.recv(1) == b""
+    clock.advance(30)
+    limiter.reap()
+    assert answerer_peer.recv(1) == b""
+    for sock in (reader, reader_peer, answerer, answerer_peer):
+        sock.close()
