@@ -215,9 +215,9 @@ _TEXTS: dict[str, _Text] = {
 
 def catalog() -> tuple[CatalogEntry, ...]:
     """Every finding id, in the diagnosis catalog's order, with the lab scenarios that reproduce it."""
-    from kdiag.diagnose import CATALOG
+    from kdiag.diagnose import RULES
 
-    rules = {rule.id: rule for rule in CATALOG}
+    rules = {rule.id: rule for rule in RULES}
     scenarios = _scenarios_by_id()
     ordered = list(rules) + [finding_id for finding_id in _TEXTS if finding_id not in rules]
     entries = []
