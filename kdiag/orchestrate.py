@@ -35,6 +35,7 @@ from kdiag.report import (
 from probes import advertised, balancer, dns, host, idle, listeners, tcp
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
+from probes.hostport import hostport
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_logged_in,
                           connect_secure, start_tls)
 from probes.results import DnsResult, IdleCheck, KafkaCheck, Landing, ListenerScan, SaslResult, TcpResult
@@ -625,8 +626,7 @@ class _Run:
 
 
 def _addr(result: TcpResult) -> str:
-    address = result.address or "?"
-    return f"[{address}]:{result.port}" if ":" in address else f"{address}:{result.port}"
+    return hostport(result.address or "?", result.port)
 
 
 def _broker_problem(broker: BrokerReport) -> str:

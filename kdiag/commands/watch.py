@@ -26,6 +26,7 @@ import typer
 
 from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
 from kdiag.exitstatus import ExitStatus, UsageError
+from probes.hostport import hostport
 
 DEFAULT_LISTEN = "0.0.0.0:9108"
 MIN_INTERVAL, MAX_SECONDS = 0.1, 86400.0
@@ -341,7 +342,7 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     received: list[int] = []
     _install_signal_handlers(stop, received, env)
     server.serve_in_background()
-    shown = f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
+    shown = hostport(*address)
     idle_note = f"; an idle connection asked every {idle_check:g} s" if idle_check is not None else ""
     log.event("started", f"watching {','.join(str(t) for t in targets)} every {interval:g} s (deadline {timeout:g} s)"
               f"{idle_note}; "

@@ -11,6 +11,7 @@ from collections.abc import Iterable
 
 from kdiag.diagnose.hosts import classify_host, is_loopback, is_nonroutable, normalise_host
 from kdiag.report import BrokerReport, Cluster, DnsDetail, Endpoint, MetadataDetail, Report, TcpDetail
+from probes.hostport import hostport
 from probes.results import DnsResult, KafkaCheck, TcpResult
 
 USABLE_KAFKA = ("ok", "auth_required")
@@ -20,11 +21,6 @@ DEFAULT_PORT = 9092
 
 
 # --- small text helpers -------------------------------------------------------------------------
-
-
-def hostport(host: str, port: int) -> str:
-    """``host:port``, with brackets around an IPv6 literal."""
-    return str(Endpoint(host, port))
 
 
 def join_words(items: Iterable[object]) -> str:

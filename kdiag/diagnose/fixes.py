@@ -13,12 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl,
-                                  client_uses_tls, hostport, join_words, plural, security_protocol, vantage_address)
+from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl, client_uses_tls,
+                                  join_words, plural, security_protocol, vantage_address)
 from kdiag.diagnose.hosts import (BITNAMI_HELM, CONFLUENT_CLOUD, CONTAINER_ID, DOCKER, EC2_INTERNAL, EVENT_HUBS, KUBERNETES,
                                   KUBERNETES_OTHER, MSK, SINGLE_LABEL, STRIMZI, Deployment, classify_host,
                                   detect_deployment, is_loopback)
 from kdiag.report import BrokerReport, Endpoint, Report
+from probes.hostport import hostport
 
 BIND_ALL = "0.0.0.0"
 _PORT_BASES = (9092, 19092, 29092, 39092, 49092)

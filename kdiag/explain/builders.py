@@ -16,7 +16,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from kdiag.diagnose.facts import hostport, join_words, plural
+from kdiag.diagnose.facts import join_words, plural
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, PRIVATE_IP, SINGLE_LABEL,
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
@@ -28,6 +28,7 @@ from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECT
                                      JAVA, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA, TLS_FAILED, UNKNOWN)
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport, Endpoint, RoundtripDetail
+from probes.hostport import hostport
 from probes.results import (CertificateInfo, DnsResult, ForeignBytes, KafkaCheck, PartitionInfo, SaslResult, TlsResult,
                             TopicInfo)
 

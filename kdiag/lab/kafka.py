@@ -33,6 +33,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from probes.deadline import Deadline
+from probes.hostport import hostport
 
 DEFAULT_VERSIONS: tuple[str, ...] = ("4.4.0", "3.9.2")
 """The Kafka releases kdiag is tested against: the newest 4.x on Maven Central and the last 3.x."""
@@ -276,8 +277,7 @@ class Listener:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.name}://{host}:{self.port}"
+        return f"{self.name}://{hostport(self.host, self.port)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -566,8 +566,7 @@ class KafkaBroker:
     @property
     def bootstrap_servers(self) -> str:
         """``client_address`` as ``host:port`` for a client's ``bootstrap.servers``."""
-        host, port = self.client_address
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return hostport(*self.client_address)
 
     def has_logged_started(self) -> bool:
         """Whether the log holds ``[KafkaRaftServer nodeId=N] Kafka Server started``."""

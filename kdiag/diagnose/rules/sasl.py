@@ -7,14 +7,15 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, hostport, join_words,
-                                  parse_endpoint, security_protocol)
+from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, join_words, parse_endpoint,
+                                  security_protocol)
 from kdiag.diagnose.fixes import client_settings_fix, secure_protocol_for
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Secured, probed, routable_brokers
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, RoundtripDetail, SaslDetail
+from probes.hostport import hostport
 
 _SASL_PREFERENCE = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
 _AUTH_FAILED_CODES = ("SASL_AUTHENTICATION_FAILED", "_AUTHENTICATION")
