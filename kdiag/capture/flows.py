@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kdiag.capture.kafka_streams import DECODE_CAP, FRAME_MAX, Connection
+from kdiag.capture.kafka_streams import DECODE_CAP, Connection
 from kdiag.capture.model import CaptureWarning, CapturedCoordinator, CapturedMetadata, TimelineEvent, iso_time
 from kdiag.capture.pcapio import ACK, SYN, parse_tcp
-from probes.codec import (SPECS, ApiVersionsResponse, FindCoordinatorResponse, ListOffsetsResponse, MetadataResponse,
-                          SaslHandshakeResponse, api_name)
+from probes.codec import (MAX_FRAME_SIZE, SPECS, ApiVersionsResponse, FindCoordinatorResponse, ListOffsetsResponse,
+                          MetadataResponse, SaslHandshakeResponse, api_name)
 from probes import limits
 from probes.limits import clip
 from probes.results import KafkaBroker
@@ -31,7 +31,7 @@ class CaptureAnalyzer:
     """
 
     def __init__(self, *, ports: Iterable[int] = (), keep_events: int = 0, decode_cap: int = DECODE_CAP,
-                 frame_max: int = FRAME_MAX, max_warnings: int = MAX_WARNINGS) -> None:
+                 frame_max: int = MAX_FRAME_SIZE, max_warnings: int = MAX_WARNINGS) -> None:
         self.ports = frozenset(ports)
         self.keep_events = keep_events
         self.decode_cap = decode_cap
