@@ -107,10 +107,8 @@ def inputs(tmp_path_factory) -> dict[str, object]:
                    f'username="alice" password="{LOG_SECRET}";\n'
                    "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed: "
                    f"Invalid username or password {LOG_SECRET}\n")
-    # one call: nothing listens on ``closed``; the watch test's two runs listen on the other two
-    closed, *listen = free_ports(3)
-    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed,
-            "listen": dict(zip((False, True), listen))}
+    [closed] = free_ports(1)
+    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed}
 
 
 def secret_settings(inputs) -> list[str]:
@@ -180,8 +178,8 @@ def test_diff_pcap_findings_and_lab_write_no_secret(inputs, tty, fmt):
 def test_watch_writes_no_secret_to_its_log_reports_or_report_directory(inputs, tty):
     root: Path = inputs["root"]
     reports = root / f"watch-reports-{tty}"
-    listen = inputs["listen"][tty]
-    status, written = run(["watch", f"127.0.0.1:{inputs['closed']}", "--interval", "1s", "--timeout", "2s",
+    closed, listen = free_ports(2)  # one call: the watch must not listen on the port it finds closed
+    status, written = run(["watch", f"127.0.0.1:{closed}", "--interval", "1s", "--timeout", "2s",
                            "--no-roundtrip", "--listen", f"127.0.0.1:{listen}", "--report-stdout",
                            "--report-dir", str(reports), "--debug", "-X", "security.protocol=SASL_PLAINTEXT",
                            "-X", "sasl.mechanisms=PLAIN", "-X", "sasl.username=alice",
