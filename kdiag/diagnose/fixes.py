@@ -14,10 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl, client_uses_tls,
-                                  join_words, plural, security_protocol, vantage_address)
+                                  security_protocol, vantage_address)
 from kdiag.diagnose.hosts import (BITNAMI_HELM, CONFLUENT_CLOUD, CONTAINER_ID, DOCKER, EC2_INTERNAL, EVENT_HUBS, KUBERNETES,
                                   KUBERNETES_OTHER, MSK, SINGLE_LABEL, STRIMZI, Deployment, classify_host,
                                   detect_deployment, is_loopback)
+from kdiag.diagnose.wording import join_words, plural
 from kdiag.report import BrokerReport, Endpoint, Report
 from probes.hostport import hostport
 

@@ -7,12 +7,13 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, join_words, parse_endpoint,
+from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, parse_endpoint,
                                   security_protocol)
 from kdiag.diagnose.fixes import client_settings_fix, secure_protocol_for
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Secured, probed, routable_brokers
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, RoundtripDetail, SaslDetail
 from probes.hostport import hostport

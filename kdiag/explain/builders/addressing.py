@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.rule import finding
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding

@@ -3,10 +3,10 @@ address does not resolve, or does not accept the connection."""
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import LOOPBACK, classify_host, normalise_host
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.sightings import JAVA
