@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kdiag.fleet.inputs import FileInputs, KafkaInput, classify
-from kdiag.fleet.tables import SAMPLES, STALE_INTERVALS, TABLES
+from kdiag.fleet.tables import KEYS, SAMPLES, STALE_INTERVALS, TABLES
 from kdiag.report import SCHEMA
 
 FLEET_SCHEMA = "kdiag.fleet/1"
@@ -62,6 +62,7 @@ class AnalyzeOptions:
     verbose: bool = False
     html: bool = True
     shuffle_partitions: int | None = None
+    table: str | None = None  # a reports table (kdiag fleet ingest) instead of, or beside, the inputs
 
 
 @dataclass
@@ -248,9 +249,10 @@ END"""
 ENDPOINT = "CASE WHEN {h} LIKE '%:%' THEN concat('[', {h}, ']:', {p}) ELSE concat({h}, ':', {p}) END"
 
 
-def classified(text: Any) -> Any:
+def classified(text: Any, *, keep_text: bool = False) -> Any:
     """Every record with its ``reason`` (null: accepted); the accepted with their ``key`` (report_id,
-    or the text's SHA-256) and parsed fields ``p``, the rejected with their text (``value``) for samples."""
+    or the text's SHA-256) and parsed fields ``p``, the rejected with their text (``value``) for samples
+    (and the accepted with theirs too when ``keep_text``: the reports table keeps each report's JSON)."""
     from pyspark.sql import functions as F
 
     options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
@@ -262,15 +264,19 @@ def classified(text: Any) -> Any:
         F.expr("CASE WHEN reason IS NULL THEN coalesce(nullif(p.report_id, ''), concat('sha256:', sha2(value, 256))) "
                "END").alias("key"),
         F.expr("CASE WHEN reason IS NULL THEN p END").alias("p"),
-        F.expr("CASE WHEN reason IS NOT NULL THEN value END").alias("value"))
+        F.col("value") if keep_text else F.expr("CASE WHEN reason IS NOT NULL THEN value END").alias("value"))
 
 
-def accepted_reports(records: Any) -> Any:
-    """The accepted reports, one row per ``key`` (at-least-once deliveries counted once)."""
+REPORT_COLUMNS = ("key", "ts", "cluster", "cluster_id", "vantage", "findings", "brokers", "stages")
+"""The typed columns of an accepted report that every table reads (and the reports table stores)."""
+
+
+def report_rows(records: Any, *extra: Any) -> Any:
+    """The accepted records as ``REPORT_COLUMNS`` (and ``extra`` columns), duplicates still in."""
     from pyspark.sql import functions as F
 
     endpoint = ENDPOINT.format(h="e.host", p="e.port")
-    return (records.where(F.col("reason").isNull()).select(
+    return records.where(F.col("reason").isNull()).select(
         "key", "ts",
         F.expr(f"array_join(transform(p.bootstrap, e -> {endpoint}), ',')").alias("cluster"),
         F.col("p.cluster.cluster_id").alias("cluster_id"),
@@ -280,7 +286,7 @@ def accepted_reports(records: Any) -> Any:
                "array_position(transform(p.findings, g -> g.id), f.id) = i + 1)").alias("findings"),
         F.expr("coalesce(p.cluster.brokers, array())").alias("brokers"),
         F.expr("coalesce(p.stages, array())").alias("stages"),
-    ).dropDuplicates(["key"]))
+        *extra)
 
 
 # --- the tables ---------------------------------------------------------------------------------
@@ -407,14 +413,14 @@ def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
             .select(*TABLES["incidents"]))
 
 
-def rejected_rows(records: Any) -> list[dict[str, Any]]:
-    """(source, reason, count, up to five samples): counted in Spark, the samples scrubbed here."""
+def rejected_rows(bad: Any) -> list[dict[str, Any]]:
+    """(source, reason, count, up to five samples) of the rejected records (source, reason, value):
+    counted in Spark, the samples scrubbed here."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from kdiag.fleet.reference import scrub_sample
 
-    bad = records.where(F.col("reason").isNotNull()).select("source", "reason", "value")
     counts = {(r["source"], r["reason"]): r["count"] for r in bad.groupBy("source", "reason").count().collect()}
     first = Window.partitionBy("source", "reason").orderBy("value")
     samples: dict[tuple[str, str], list[str]] = {}
@@ -453,8 +459,13 @@ def check_out(out: str, overwrite: bool) -> None:
         raise FleetError(f"--out {out}: {local.parent} is not a directory")
 
 
-def to_python(rows: list[Any]) -> list[dict[str, Any]]:
-    return [row.asDict(recursive=True) for row in rows]
+def to_python(rows: list[Any], name: str | None = None) -> list[dict[str, Any]]:
+    """Rows as dicts, sorted by the table's key when ``name`` is given (the views show them in this
+    order, the same whatever the input and the partitioning)."""
+    out = [row.asDict(recursive=True) for row in rows]
+    if name is not None:
+        out.sort(key=lambda row: tuple((row[k] is None, "" if row[k] is None else row[k]) for k in KEYS[name]))
+    return out
 
 
 def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = None) -> AnalyzeResult:
@@ -463,7 +474,7 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     check_java()
     check_master(options.master)
     check_out(options.out, options.overwrite)
-    files, topics = classify(options.inputs)
+    files, topics = classify(options.inputs) if options.inputs else (FileInputs(), ())
     if topics:
         from kdiag.fleet.kafka_input import check_topics
 
@@ -496,23 +507,72 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     return result
 
 
+def _day(value: str) -> str:
+    """The UTC day (``YYYY-MM-DD``, the table's partition value) of an ISO 8601 time."""
+    import datetime as _dt
+
+    moment = _dt.datetime.fromisoformat(value)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
+
+
+def table_frames(spark: Any, table: str, options: AnalyzeOptions) -> tuple[Any, Any]:
+    """(reports with duplicates, rejected records) of a reports table; only the days in
+    ``--since``/``--until`` are read (partition pruning)."""
+    from pyspark.sql import functions as F
+
+    from kdiag.fleet.ingest import Table
+
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    handle = Table(spark, table)
+    if not handle.children(handle.reports):
+        raise FleetError(f"--table {table}: no reports ingested there (kdiag fleet ingest SOURCE... --table DIR)")
+    reports = spark.read.parquet(handle.reports)
+    if options.since:
+        reports = reports.where(F.col("day") >= _day(options.since))
+    if options.until:
+        reports = reports.where(F.col("day") <= _day(options.until))
+    reports = reports.select(*REPORT_COLUMNS)
+    if handle.children(handle.rejected):
+        rejected = spark.read.parquet(handle.rejected).select("source", "reason", "value")
+    else:
+        rejected = spark.createDataFrame([], "source string, reason string, value string")
+    return reports, rejected
+
+
 def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequence[KafkaInput], work: str,
          say: Callable[[str], None]) -> AnalyzeResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     say("reading and parsing the reports")
-    text = read_text(spark, files, topics)
-    if options.shuffle_partitions is None and spark.sparkContext.master.startswith("local"):
-        spark.conf.set("spark.sql.shuffle.partitions", str(local_shuffle_partitions(text.rdd.getNumPartitions())))
-    records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
+    cached = []
+    all_reports, all_rejected = [], []
+    if files.lines or files.whole or topics:
+        text = read_text(spark, files, topics)
+        if options.shuffle_partitions is None and spark.sparkContext.master.startswith("local"):
+            spark.conf.set("spark.sql.shuffle.partitions", str(local_shuffle_partitions(text.rdd.getNumPartitions())))
+        records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(records)
+        all_reports.append(report_rows(records))
+        all_rejected.append(records.where(F.col("reason").isNotNull()).select("source", "reason", "value"))
+    if options.table:
+        reports_frame, rejected_frame_ = table_frames(spark, options.table, options)
+        all_reports.append(reports_frame)
+        all_rejected.append(rejected_frame_)
+    raw = all_reports[0]
+    for frame in all_reports[1:]:
+        raw = raw.unionByName(frame)
+    bad = all_rejected[0]
+    for frame in all_rejected[1:]:
+        bad = bad.unionByName(frame)
     try:
-        reports = accepted_reports(records)
         if options.since:
-            reports = reports.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
+            raw = raw.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
         if options.until:
-            reports = reports.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
-        reports = reports.persist(StorageLevel.MEMORY_AND_DISK)
+            raw = raw.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
+        reports = raw.dropDuplicates(["key"]).persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(reports)
         result = AnalyzeResult(out=options.out)
         frames = {
             "findings": findings_table(reports), "reachability": reachability_table(reports),
@@ -523,16 +583,16 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             say(f"computing {name}")
             frame = frame.select(*TABLES[name]).coalesce(1)
             frame.write.parquet(f"{work}/{name}")
-            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect())
+            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect(), name)
         say("counting rejected records")
-        rejected = rejected_rows(records)
+        rejected = rejected_rows(bad)
         rejected_frame(spark, rejected).coalesce(1).write.parquet(f"{work}/rejected")
         result.tables["rejected"] = rejected
-        result.accepted = records.where(F.col("reason").isNull()).count()
+        result.accepted = raw.count()
         result.duplicates = result.accepted - reports.count() if not (options.since or options.until) else 0
-        reports.unpersist()
     finally:
-        records.unpersist()
+        for frame in cached:
+            frame.unpersist()
     return result
 
 
@@ -541,7 +601,8 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
 
 def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
     parser = argparse.ArgumentParser(prog="kdiag.fleet.job", description="kdiag's fleet job (kdiag fleet analyze).")
-    parser.add_argument("inputs", nargs="+", metavar="INPUT")
+    parser.add_argument("inputs", nargs="*", metavar="INPUT")
+    parser.add_argument("--table", help="a reports table written by kdiag fleet ingest")
     parser.add_argument("--out", required=True)
     parser.add_argument("--master")
     parser.add_argument("--since")
@@ -551,8 +612,10 @@ def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--no-html", dest="html", action="store_false")
     args = parser.parse_args(argv)
+    if not args.inputs and not args.table:
+        parser.error("give INPUT... or --table DIR")
     return AnalyzeOptions(tuple(args.inputs), args.out, args.master, args.since, args.until, args.min_vantages,
-                          args.overwrite, args.verbose, args.html)
+                          args.overwrite, args.verbose, args.html, table=args.table)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

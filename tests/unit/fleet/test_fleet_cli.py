@@ -78,7 +78,7 @@ def test_a_bad_kafka_url_and_a_bad_time_are_refused(tmp_path: Path) -> None:
 
 
 def test_every_fleet_subcommand_takes_debug(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("analyze", "generate"):
+    for command in ("analyze", "ingest", "generate"):
         code, _, _ = _run("fleet", command, "--help")
         assert code == 0 and "--debug" in capsys.readouterr().out
 
