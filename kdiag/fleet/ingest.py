@@ -201,7 +201,7 @@ class Table:
         stream.close()
 
 
-def check_table(table: Table, sources: Sequence[str]) -> None:
+def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as parse_sources gives them
     """A new table is described; an existing one must be a kdiag table of the same sources (its
     checkpoint's offsets belong to them: other sources need another table, or a new one)."""
     meta = table.read_meta()
@@ -315,7 +315,7 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     table = Table(spark, options.table if "://" in options.table else _absolute(options.table))
-    check_table(table, options.sources)
+    check_table(table, [*directories, *map(str, topics)])
     settle(table)
     totals = {"batches": 0, "reports": 0, "rejected": 0}
 

@@ -69,8 +69,6 @@ class AnalyzeOptions:
 class AnalyzeResult:
     out: str
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    accepted: int = 0
-    duplicates: int = 0
 
 
 # --- the schema ---------------------------------------------------------------------------------
@@ -292,6 +290,22 @@ def report_rows(records: Any, *extra: Any) -> Any:
 # --- the tables ---------------------------------------------------------------------------------
 
 
+def stream_frame(reports: Any) -> Any:
+    """The de-duplicated reports in one windowed pass over each (cluster, vantage)'s reports in time
+    order: each with its finding ids and the previous report's time, and the previous and next reports'
+    finding ids and the next one's time. Every table is computed from this one frame (cached): the
+    vantages' gaps and the episodes need no other sort, and the episodes' own window (per cluster x
+    vantage x finding) runs on the same partitioning, without a shuffle."""
+    from pyspark.sql import functions as F
+
+    stream = _stream_window()
+    return (reports.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
+            .withColumn("prev_ts", F.lag("ts").over(stream))
+            .withColumn("prev_ids", F.lag("ids").over(stream))
+            .withColumn("next_ids", F.lead("ids").over(stream))
+            .withColumn("next_ts", F.lead("ts").over(stream)))
+
+
 def findings_table(reports: Any) -> Any:
     from pyspark.sql import functions as F
 
@@ -301,9 +315,9 @@ def findings_table(reports: Any) -> Any:
     exploded = reports.select("cluster", "vantage", "ts", "key", F.explode("findings").alias("f"))
     table = exploded.groupBy("cluster", F.col("f.id").alias("finding_id")).agg(
         F.max_by("f.severity", latest).alias("severity"), F.count(F.lit(1)).alias("reports"),
-        F.countDistinct("vantage").alias("vantages"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
-        F.max_by("f.evidence", latest).alias("example"))
-    return table.join(cluster_ids, "cluster", "left").select(*TABLES["findings"])
+        F.size(F.collect_set("vantage")).alias("vantages"), F.min("ts").alias("first_seen"),
+        F.max("ts").alias("last_seen"), F.max_by("f.evidence", latest).alias("example"))
+    return table.join(F.broadcast(cluster_ids), "cluster", "left").select(*TABLES["findings"])
 
 
 def reachability_table(reports: Any) -> Any:
@@ -318,7 +332,6 @@ def reachability_table(reports: Any) -> Any:
                        WHEN coalesce(b.kafka.status, 'missing') != 'ok' THEN coalesce(b.kafka.status, 'missing')
                   END""").alias("failure"),
         F.expr("CASE WHEN b.tcp.status = 'ok' THEN coalesce(b.tcp.duration_ms, 0D) END").alias("connect_ms"))
-    attempts = attempts.persist()
     totals = attempts.groupBy(*keys).agg(
         F.count(F.lit(1)).alias("attempts"), F.count_if(F.col("failure").isNull()).alias("successes"),
         F.expr("percentile(connect_ms, array(0.5D, 0.95D))").alias("connect"))
@@ -346,45 +359,45 @@ def _stream_window() -> Any:
     return Window.partitionBy("cluster", "vantage").orderBy("ts", "key")
 
 
-def vantages_table(reports: Any) -> Any:
-    from pyspark.sql import functions as F
-
-    gaps = reports.select("vantage", "ts", ((F.unix_micros("ts") - F.lag(F.unix_micros("ts")).over(_stream_window()))
-                                            / F.lit(1e6)).alias("gap"))
-    newest = reports.agg(F.max("ts").alias("newest"))
-    table = gaps.groupBy("vantage").agg(
-        F.count(F.lit(1)).alias("reports"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
-        F.expr("percentile(gap, 0.5D)").alias("interval_s"))
-    stale = F.expr(f"interval_s IS NOT NULL AND (unix_micros(newest) - unix_micros(last_seen)) / 1e6D "
-                   f"> {STALE_INTERVALS} * interval_s")
-    return table.crossJoin(newest).select(*TABLES["vantages"][:-1], stale.alias("stale"))
-
-
-def episodes_frame(reports: Any) -> Any:
-    """Per cluster x vantage x finding, gaps and islands: an episode starts at a report carrying the
-    finding whose previous report (of that vantage and cluster) did not, and ends at the first later
-    report without it (``end``; null while ongoing)."""
+def vantages_table(stream: Any) -> Any:
+    """From ``stream_frame``: a vantage's gaps are those between consecutive reports of each cluster."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    stream = _stream_window()
-    marked = (reports.select("cluster", "vantage", "ts", "key", F.expr("transform(findings, f -> f.id)").alias("ids"))
-              .withColumn("prev_ids", F.lag("ids").over(stream))
-              .withColumn("next_ids", F.lead("ids").over(stream))
-              .withColumn("next_ts", F.lead("ts").over(stream))
-              .select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
-                      F.explode("ids").alias("finding_id"))
-              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
-              .withColumn("end", F.expr("CASE WHEN NOT coalesce(array_contains(next_ids, finding_id), false) "
-                                        "THEN next_ts END")))
+    gaps = stream.select("vantage", "ts", ((F.unix_micros("ts") - F.unix_micros("prev_ts")) / F.lit(1e6)).alias("gap"))
+    table = gaps.groupBy("vantage").agg(
+        F.count(F.lit(1)).alias("reports"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
+        F.expr("percentile(gap, 0.5D)").alias("interval_s"))
+    newest = F.max("last_seen").over(Window.partitionBy())  # one window over the small table: a row per vantage
+    stale = F.expr(f"interval_s IS NOT NULL AND (unix_micros(newest) - unix_micros(last_seen)) / 1e6D "
+                   f"> {STALE_INTERVALS} * interval_s")
+    return table.withColumn("newest", newest).select(*TABLES["vantages"][:-1], stale.alias("stale"))
+
+
+def episodes_frame(stream: Any) -> Any:
+    """From ``stream_frame``, per cluster x vantage x finding, gaps and islands: an episode starts at a
+    report carrying the finding whose previous report (of that vantage and cluster) did not, and
+    closes at its last report carrying it; it ends at the next report (``end``; null while ongoing,
+    when no report follows). One row per episode, at its closing report, with the running start."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     running = (Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
                .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    numbered = marked.withColumn("episode", F.sum(F.col("is_start").cast("int")).over(running))
-    return (numbered.groupBy("cluster", "vantage", "finding_id", "episode")
-            .agg(F.min("ts").alias("start"), F.max("end").alias("end"), F.count(F.lit(1)).alias("reports")))
+    ordered = Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
+    marked = (stream.select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
+                            F.explode("ids").alias("finding_id"))
+              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
+              .withColumn("closes", F.expr("NOT coalesce(array_contains(next_ids, finding_id), false)"))
+              .withColumn("n", F.row_number().over(ordered)))
+    started = (marked.withColumn("start", F.last(F.when(F.col("is_start"), F.col("ts")), ignorenulls=True).over(running))
+               .withColumn("start_n", F.last(F.when(F.col("is_start"), F.col("n")), ignorenulls=True).over(running)))
+    return started.where("closes").select(
+        "cluster", "vantage", "finding_id", "start", F.col("next_ts").alias("end"),
+        (F.col("n") - F.col("start_n") + 1).alias("reports"))
 
 
-def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
+def incidents_table(stream: Any, *, min_vantages: int = 1) -> Any:
     """Unions of a cluster's overlapping or touching episodes of one finding, with how many vantages
     were affected at once at the peak; kept when that peak reached ``min_vantages``."""
     from pyspark.sql import Window
@@ -394,7 +407,7 @@ def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
     order = Window.partitionBy("cluster", "finding_id").orderBy("start", "vantage")
     before = order.rowsBetween(Window.unboundedPreceding, -1)
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    episodes = (episodes_frame(reports)
+    episodes = (episodes_frame(stream)
                 .withColumn("reach", F.max(F.coalesce("end", far)).over(before))
                 .withColumn("new", (F.col("reach").isNull() | (F.col("start") > F.col("reach"))).cast("int"))
                 .withColumn("incident", F.sum("new").over(upto))).persist()
@@ -408,7 +421,7 @@ def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
     incidents = episodes.groupBy(*keys).agg(
         F.min("start").alias("onset"),
         F.expr("CASE WHEN count_if(end IS NULL) > 0 THEN NULL ELSE max(end) END").alias("resolved"),
-        F.countDistinct("vantage").alias("vantages"), F.sum("reports").alias("reports"))
+        F.size(F.collect_set("vantage")).alias("vantages"), F.sum("reports").alias("reports"))
     return (incidents.join(peaks, keys).where(F.col("peak_vantages") >= min_vantages)
             .select(*TABLES["incidents"]))
 
@@ -571,7 +584,7 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             raw = raw.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
         if options.until:
             raw = raw.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
-        reports = raw.dropDuplicates(["key"]).persist(StorageLevel.MEMORY_AND_DISK)
+        reports = stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(reports)
         result = AnalyzeResult(out=options.out)
         frames = {
@@ -588,8 +601,6 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
         rejected = rejected_rows(bad)
         rejected_frame(spark, rejected).coalesce(1).write.parquet(f"{work}/rejected")
         result.tables["rejected"] = rejected
-        result.accepted = raw.count()
-        result.duplicates = result.accepted - reports.count() if not (options.since or options.until) else 0
     finally:
         for frame in cached:
             frame.unpersist()
