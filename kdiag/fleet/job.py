@@ -34,16 +34,24 @@ FLEET_SCHEMA = "kdiag.fleet/1"
 
 _MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+|yarn|k8s://\S+)$")
 KAFKA_JARS_ENV = "KDIAG_SPARK_KAFKA_JARS"
-LOCAL_SHUFFLE_PARTITIONS = 4
-INPUT_SPLITS_PER_SHUFFLE_PARTITION = 2  # input splits are spark.sql.files.maxPartitionBytes (128 MiB) of JSON text
+ADVISORY_PARTITION_BYTES = "64m"
+ADAPTIVE = {
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+    "spark.sql.adaptive.advisoryPartitionSizeInBytes": ADVISORY_PARTITION_BYTES,
+    "spark.sql.adaptive.skewJoin.enabled": "true",
+}
+"""Adaptive query execution under every master: each shuffle starts with ``shuffle_partitions`` and
+is coalesced to partitions of about 64 MB once its map side has run (``parallelismFirst`` off: the
+advisory size rules, not the core count), instead of Spark's fixed 200 (2 reports per task of a small
+input on a cluster) or a count fitted to one machine."""
 
 
-def local_shuffle_partitions(input_splits: int) -> int:
-    """Shuffle partitions in local mode: a few for a small input (each is a task per shuffle, and Spark's
-    200 would cost more than the work), one per two input splits beyond (a few hundred thousand reports
-    each): with 4 for every size, 4 million reports put a million in each task, and caching one ran the
-    4 GB driver out of heap."""
-    return max(LOCAL_SHUFFLE_PARTITIONS, input_splits // INPUT_SPLITS_PER_SHUFFLE_PARTITION)
+def shuffle_partitions(input_splits: int, parallelism: int) -> int:
+    """The shuffles' partitions before adaptive coalescing: enough for the input (one per input split:
+    a few hundred thousand reports each) and for every core twice; AQE merges the small ones."""
+    return max(2 * parallelism, input_splits)
 
 
 class FleetError(Exception):
@@ -188,7 +196,10 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
                .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
-    if options.shuffle_partitions:  # else local mode sizes them by the input (_run), a cluster by its own settings
+    if not submitted:  # under spark-submit, its --conf settings win (_adaptive fills in the ones not given)
+        for key, value in ADAPTIVE.items():
+            builder = builder.config(key, value)
+    if options.shuffle_partitions:  # else sized by the input (_run) and coalesced adaptively
         builder = builder.config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
     if kafka:
         jars = kafka_jars()
@@ -205,6 +216,11 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
                               f'--driver-java-options "-Dlog4j2.configurationFile=file:{quiet}" pyspark-shell')
         spark = _quietly(builder.getOrCreate)
     spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
+    if submitted:
+        given = dict(spark.sparkContext.getConf().getAll())
+        for key, value in ADAPTIVE.items():
+            if key not in given:
+                spark.conf.set(key, value)
     return spark
 
 
@@ -561,18 +577,22 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
     say("reading and parsing the reports")
     cached = []
     all_reports, all_rejected = [], []
+    splits = 1
     if files.lines or files.whole or topics:
         text = read_text(spark, files, topics)
-        if options.shuffle_partitions is None and spark.sparkContext.master.startswith("local"):
-            spark.conf.set("spark.sql.shuffle.partitions", str(local_shuffle_partitions(text.rdd.getNumPartitions())))
+        splits = text.rdd.getNumPartitions()
         records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
         cached.append(records)
         all_reports.append(report_rows(records))
         all_rejected.append(records.where(F.col("reason").isNotNull()).select("source", "reason", "value"))
     if options.table:
-        reports_frame, rejected_frame_ = table_frames(spark, options.table, options)
-        all_reports.append(reports_frame)
-        all_rejected.append(rejected_frame_)
+        table_reports, table_rejected = table_frames(spark, options.table, options)
+        splits = max(splits, table_reports.rdd.getNumPartitions())
+        all_reports.append(table_reports)
+        all_rejected.append(table_rejected)
+    if options.shuffle_partitions is None:
+        spark.conf.set("spark.sql.shuffle.partitions",
+                       str(shuffle_partitions(splits, spark.sparkContext.defaultParallelism)))
     raw = all_reports[0]
     for frame in all_reports[1:]:
         raw = raw.unionByName(frame)
