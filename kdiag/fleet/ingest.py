@@ -299,7 +299,7 @@ def compact(table: Table, *, below: int | None, at_least: int) -> int:
 
 
 def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None) -> IngestResult:
-    from kdiag.fleet.job import check_java, check_master, spark_session
+    from kdiag.fleet.job import FleetError, check_java, check_master, spark_session
 
     check_java()
     check_master(options.master)
@@ -332,16 +332,18 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
               .option("checkpointLocation", table.checkpoint).queryName("kdiag-fleet-ingest"))
     writer = writer.trigger(availableNow=True) if options.once else writer.trigger(processingTime=interval)
     say("reading the sources" if options.once else f"ingesting every {interval} (Ctrl-C or SIGTERM stops)")
+    from pyspark.errors import StreamingQueryException
+
     query = writer.start()
     previous = signal.signal(signal.SIGTERM, lambda *_: query.stop())
     try:
         query.awaitTermination()
     except KeyboardInterrupt:
         query.stop()
+    except StreamingQueryException as exc:
+        raise FleetError(f"the ingest stopped: {str(exc).strip().splitlines()[0][:500]}") from None
     finally:
         signal.signal(signal.SIGTERM, previous)
-    if query.exception() is not None:
-        raise InputError(f"the ingest stopped: {str(query.exception()).splitlines()[0]}")
     say("compacting small files")
     compacted = compact(table, below=None, at_least=2)
     return IngestResult(totals["batches"], totals["reports"], totals["rejected"], compacted)
@@ -351,3 +353,38 @@ def _absolute(path: str) -> str:
     import os
 
     return "file://" + os.path.abspath(path.removeprefix("file://"))
+
+
+# --- spark-submit entry point -------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``spark-submit kdiag/fleet/ingest.py SOURCE... --table DIR [--once]``: the same ingest."""
+    import argparse
+    import sys
+
+    from kdiag.fleet.job import FleetError
+
+    parser = argparse.ArgumentParser(prog="kdiag.fleet.ingest", description="kdiag's fleet ingest.")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--once", action="store_true")
+    parser.add_argument("--trigger", default="30s")
+    parser.add_argument("--master")
+    parser.add_argument("--max-files-per-batch", type=int)
+    parser.add_argument("--max-records-per-batch", type=int)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    options = IngestOptions(tuple(args.sources), args.table, args.once, args.trigger, args.master, args.verbose,
+                            args.max_files_per_batch, args.max_records_per_batch)
+    try:
+        result = ingest(options, progress=lambda step: print(f"kdiag fleet: {step}", file=sys.stderr))
+    except (FleetError, InputError) as exc:
+        print(f"kdiag fleet: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} batches")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
