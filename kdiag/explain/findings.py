@@ -28,23 +28,19 @@ from dataclasses import replace
 from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, SINGLE_LABEL, UNSPECIFIED,
                                   classify_host, normalise_host)
-from kdiag.explain.builders import (Context, Subject, _address_family_split, _advertised_loopback, _advertised_unreachable,
-                                    _advertised_unresolvable, _bootstrap_connect, _bootstrap_unresolvable,
-                                    _from_metadata, _no_leader, _not_kafka, _sasl_auth_failed, _sasl_mechanism,
-                                    _sasl_required, _tls_cert_untrusted, _tls_client_cert_rejected,
-                                    _tls_client_cert_required, _tls_expected, _tls_hostname_mismatch, _tls_unexpected,
-                                    _topic_authorization, _topic_not_found, _unexplained, client_said)
-from kdiag.explain.clients.broker import _advertised_nonroutable
-from kdiag.explain.idle import idle_connection_dropped
+from kdiag.explain.builders import BUILDERS
+from kdiag.explain.builders.advertised import from_metadata
+from kdiag.explain.builders.ingress import http_inside_tls
+from kdiag.explain.builders.topics import unexplained
 from kdiag.explain.implied import broker
-from kdiag.explain.ingress import http_inside_tls, ingress_default_backend
-from kdiag.explain.kerberos import kerberos_principal_unknown
 from kdiag.explain.observations import Facts, Group, Observations
+from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN)
+from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
 
@@ -94,9 +90,9 @@ def findings_from(seen: Observations) -> list[Finding]:
         if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
             built = _one_address_refused(built, subject)
         findings.append(built)
-    findings.extend(_from_metadata(context, kept))
+    findings.extend(from_metadata(context, kept))
     if not findings and consequences:
-        findings.append(_unexplained(context))
+        findings.append(unexplained(context))
     return findings
 
 
@@ -247,31 +243,3 @@ def _ipv6_only_refused(group: Group, kind: str | None) -> bool:
             and not classify_host(first.host).is_ip and bool(group.addresses)
             and all(":" in address for address in group.addresses))
 
-
-BUILDERS = {
-    "ADVERTISED_ADDRESS_FAMILY_SPLIT": _address_family_split,
-    "BOOTSTRAP_UNRESOLVABLE": _bootstrap_unresolvable,
-    "BOOTSTRAP_REFUSED": _bootstrap_connect,
-    "BOOTSTRAP_TIMEOUT": _bootstrap_connect,
-    "BOOTSTRAP_UNREACHABLE": _bootstrap_connect,
-    "ADVERTISED_UNRESOLVABLE": _advertised_unresolvable,
-    "ADVERTISED_LOOPBACK": _advertised_loopback,
-    "ADVERTISED_UNREACHABLE": _advertised_unreachable,
-    "ADVERTISED_NONROUTABLE": _advertised_nonroutable,
-    "TLS_EXPECTED": _tls_expected,
-    "TLS_UNEXPECTED": _tls_unexpected,
-    "TLS_CERT_UNTRUSTED": _tls_cert_untrusted,
-    "TLS_HOSTNAME_MISMATCH": _tls_hostname_mismatch,
-    "TLS_CLIENT_CERT_REQUIRED": _tls_client_cert_required,
-    "TLS_CLIENT_CERT_REJECTED": _tls_client_cert_rejected,
-    "SASL_REQUIRED": _sasl_required,
-    "SASL_MECHANISM_MISMATCH": _sasl_mechanism,
-    "SASL_AUTH_FAILED": _sasl_auth_failed,
-    "TOPIC_NOT_FOUND": _topic_not_found,
-    "TOPIC_AUTHORIZATION_FAILED": _topic_authorization,
-    "NO_LEADER": _no_leader,
-    "NOT_KAFKA": _not_kafka,
-    "KERBEROS_PRINCIPAL_UNKNOWN": kerberos_principal_unknown,
-    "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
-    "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
-}

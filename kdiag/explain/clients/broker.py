@@ -7,14 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.diagnose.hosts import classify_host
-from kdiag.diagnose.rule import finding
-from kdiag.explain.builders import Context, Subject, _who, client_said, consequence_sentence, evidence, with_confirm
-from kdiag.explain.implied import broker, rule_fix
 from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
                                      SASL_NEEDED, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
                                      with_connection)
-from kdiag.finding import Finding
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -69,18 +64,3 @@ def _broker_unexpected_handshake(m: re.Match[str], scan: ScanState) -> Iterator[
 def _broker_nonroutable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NONROUTABLE, JAVA, host=m.group("address").rstrip("."), role=ADVERTISED)
 
-
-def _advertised_nonroutable(subject: Subject, context: Context) -> Finding:
-    host = subject.host or "0.0.0.0"
-    broker_log = NONROUTABLE in subject.symptoms
-    who = _who(subject) if subject.node_id is not None else "The broker"
-    parts = [client_said(subject), f"{who} {'was configured to advertise' if broker_log else 'advertises'} "
-             f"{subject.where}, {classify_host(host).description}. Kafka refuses to start with it "
-             "(`advertised.listeners cannot use the nonroutable meta-address 0.0.0.0.`); a client that sees it got "
-             "it from a proxy, or from a bind address copied into the advertised one.",
-             consequence_sentence(context).strip()]
-    target = broker(subject.node_id, host, subject.port or 9092)
-    fix = rule_fix(context.implied(subject, brokers=[target]), "ADVERTISED_NONROUTABLE")
-    confirm = context.confirm()
-    return finding("ADVERTISED_NONROUTABLE", "error", f"{host} is advertised: no client can connect to it",
-                   " ".join(p for p in parts if p), evidence(subject, context, confirm), with_confirm(fix, confirm))

@@ -1,0 +1,29 @@
+"""ADVERTISED_ADDRESS_FAMILY_SPLIT from a client's lines: a loopback name refused on its IPv6 address only."""
+
+from __future__ import annotations
+
+from kdiag.diagnose.facts import hostport, join_words
+from kdiag.diagnose.rule import finding
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.subject import Context, Subject
+from kdiag.finding import Finding
+from kdiag.report import Endpoint
+
+def address_family_split(subject: Subject, context: Context) -> Finding:
+    """ADVERTISED_ADDRESS_FAMILY_SPLIT: a loopback name refused on its IPv6 address only (the broker binds IPv4)."""
+    from kdiag.diagnose.rules.addressing import split_fix
+
+    endpoint = subject.endpoint or Endpoint("localhost", 9092)
+    failing = list(subject.addresses) or ["::1"]
+    where = hostport(endpoint.host, endpoint.port)
+    parts = [client_said(subject), f"{endpoint.host} resolves to {join_words(failing)} and to 127.0.0.1, and only "
+             f"the IPv6 address is refused: the broker listens on IPv4 only. librdkafka takes the next address on "
+             "every reconnect, so every other connect fails (`1/1 brokers are down` in between), while kcat -L and a "
+             "first produce may work: it looks like a flaky broker." + consequence_sentence(context)]
+    fix = split_fix(subject.protocol or context.protocol or "PLAINTEXT", endpoint.host, endpoint.port, "127.0.0.1",
+                    ["IPv4"], ["IPv6"])
+    confirm = context.confirm(fallback=endpoint)
+    return finding("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning",
+                   f"{where} accepts connections only on IPv4: its IPv6 address {join_words(failing)} is refused",
+                   " ".join(parts), evidence(subject, context, confirm, tcp_status="refused", addresses=failing),
+                   with_confirm(fix, confirm))

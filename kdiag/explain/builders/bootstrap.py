@@ -1,0 +1,67 @@
+"""BOOTSTRAP_UNRESOLVABLE and BOOTSTRAP_REFUSED / _TIMEOUT / _UNREACHABLE from a client's lines: its bootstrap
+address does not resolve, or does not accept the connection."""
+
+from __future__ import annotations
+
+from kdiag.diagnose.facts import hostport, join_words
+from kdiag.diagnose.hosts import LOOPBACK, classify_host, normalise_host
+from kdiag.diagnose.rule import finding
+from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.explain.implied import rule_fix
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.sightings import JAVA
+from kdiag.explain.subject import BOOTSTRAP_HOST, Context, Subject
+from kdiag.finding import Finding
+from kdiag.report import Endpoint
+from probes.results import DnsResult
+
+def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
+    status = subject.status or "nxdomain"
+    endpoint = subject.endpoint or Endpoint(BOOTSTRAP_HOST, 9092)
+    kind = classify_host(endpoint.host)
+    explanation = (f"{client_said(subject)} {endpoint.host} is in the client's bootstrap.servers, and resolving it "
+                   f"on the client's machine gave {dns_meaning(DnsResult(endpoint.host, status))}.")
+    if kind.local_only:
+        explanation += f" It is {kind.description}."
+    explanation += (" Until a bootstrap address resolves the client cannot fetch the cluster's metadata, so nothing "
+                    "else can work." + consequence_sentence(context))
+    fix = rule_fix(context.implied(subject, used=endpoint, dns=status), "BOOTSTRAP_UNRESOLVABLE")
+    confirm = context.confirm(fallback=endpoint)
+    return finding("BOOTSTRAP_UNRESOLVABLE", "error", f"The client cannot resolve its bootstrap host {endpoint.host}",
+                   explanation, evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
+
+
+_CONNECT_WHY = {
+    "refused": ("the machine answered the connect with a reset: nothing listens on port {port} there (the broker is "
+                "down, listens on another port, or binds only 127.0.0.1), or a firewall REJECTs it"),
+    "timeout": ("nothing answered the connect at all: the packets are dropped on the way, typically by a security "
+                "group, network ACL or firewall (a stopped machine behind a cloud network looks the same)"),
+    "unreachable": ("the client's machine has no route to that address: a private address reached from outside its "
+                    "network, a VPN that is down, or IPv6 without IPv6 connectivity"),
+}
+JAVA_REFUSED = ("(The Java client logs `could not be established` for a refused connect and for one with no route "
+                 "alike.)")
+
+
+def bootstrap_connect(subject: Subject, context: Context) -> Finding:
+    status = {"BOOTSTRAP_REFUSED": "refused", "BOOTSTRAP_TIMEOUT": "timeout"}.get(subject.finding_id, "unreachable")
+    endpoint = subject.endpoint or Endpoint(BOOTSTRAP_HOST, 9092)
+    addresses = [a for a in subject.addresses if normalise_host(a) != normalise_host(endpoint.host)]
+    target = hostport(endpoint.host, endpoint.port) + (f" ({join_words(addresses)})" if addresses else "")
+    parts = [client_said(subject), f"The client's bootstrap address {target} did not accept the connection: "
+             f"{_CONNECT_WHY[status].format(port=endpoint.port)}."]
+    if JAVA in subject.clients and status == "refused":
+        parts.append(JAVA_REFUSED)
+    if classify_host(endpoint.host).kind == LOOPBACK:
+        parts.append("It is a loopback address, so that is the client's own machine: check the broker (or its "
+                     "published Docker port) runs there.")
+    parts.append("Without a bootstrap connection the client gets no metadata." + consequence_sentence(context))
+    title = {"refused": f"Connection refused on bootstrap address {target}",
+             "timeout": f"Connecting to bootstrap address {target} timed out: the port is filtered",
+             "unreachable": f"No route from the client's machine to bootstrap address {target}"}[status]
+    fix = rule_fix(context.implied(subject, used=endpoint, addresses=subject.addresses, tcp=status),
+                   subject.finding_id)
+    confirm = context.confirm(fallback=endpoint)
+    return finding(subject.finding_id, "error", title, " ".join(parts),
+                   evidence(subject, context, confirm, tcp_status=status, addresses=list(subject.addresses) or None),
+                   with_confirm(fix, confirm))

@@ -1,0 +1,47 @@
+"""``explain`` for a request that got no answer on a connection that was up: most often an idle connection a
+NAT, a load balancer or a firewall in the path forgot and now drops silently.
+
+The client families' patterns report a :data:`~kdiag.explain.sightings.REQUEST_TIMEOUT` sighting: librdkafka's
+``1 request(s) timed out: disconnect (after 240000ms in state UP)`` (with the connection's age) and its
+``Timed out ProduceRequest in flight``, Java's ``Disconnected from node 1 due to timeout``.
+:func:`idle_connection_dropped` turns them into the finding ``kdiag bootstrap --idle-check`` raises
+(:mod:`kdiag.diagnose.rules.idle`), with that rule's fix for an idle limit the lines suggest.
+"""
+
+from __future__ import annotations
+
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.subject import Context, Subject
+from kdiag.explain.implied import rule_fix
+from kdiag.finding import Finding, make_finding
+from probes.results import IdleCheck
+
+ASSUMED_IDLE_S = 240  # Azure's load balancer: the idle limit people meet most, when the lines do not bound it
+LONGEST_IDLE_S = 600  # a connection up longer than this says nothing of how long it sat idle
+
+
+def idle_connection_dropped(subject: Subject, context: Context) -> Finding:
+    up_ms = subject.first("up_ms")
+    where = subject.where if subject.host else (f"broker {subject.node_id}" if subject.node_id is not None
+                                                else "a broker")
+    age = f" The connection had been up for {up_ms / 1000:g} s, so it sat idle for at most that long." if up_ms else ""
+    meaning = (f"A request on a connection to {where} that was up got no answer before the client's timeout, and the "
+               f"client gave up on the connection and reconnected.{age} Most often something in the path (a NAT "
+               "gateway, a cloud load balancer, a stateful firewall) forgot the connection while it sat idle and now "
+               "drops its packets without a reset: the request never reaches the broker, and the new connection "
+               "works, until it too sits idle. Kafka clients keep connections idle for minutes (a consumer's "
+               "coordinator, a producer to a quiet topic). Typical idle limits: Azure's load balancer 4 min "
+               "(librdkafka's `after ~240000ms in state UP`), an AWS NAT gateway 350 s, Event Hubs 10 min. If the "
+               "timeouts also come on busy connections, or for every client at once, the broker itself stopped "
+               "answering in time instead (overloaded, a long pause, a disk stall): kdiag bootstrap --idle-check "
+               "tells the two apart.")
+    idle_s = round(up_ms / 1000) if up_ms and up_ms <= LONGEST_IDLE_S * 1000 else ASSUMED_IDLE_S
+    implied = context.implied(subject, used=None if context.bootstrap else subject.endpoint,
+                              idle=IdleCheck("timeout", max(1, idle_s)))
+    fix = rule_fix(implied, "IDLE_CONNECTION_DROPPED")
+    confirm = context.confirm(fallback=subject.endpoint)
+    title = (f"Requests to {where} got no answer on an open connection: most often a NAT or load balancer "
+             "dropped it while idle")
+    return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
+                        f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                        evidence(subject, context, confirm, connection_up_ms=up_ms), with_confirm(fix, confirm))

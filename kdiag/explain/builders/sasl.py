@@ -1,0 +1,79 @@
+"""SASL_* from a client's lines: a listener that wants SASL the client does not send, a mechanism it does not
+enable, credentials it rejects."""
+
+from __future__ import annotations
+
+from kdiag.diagnose.facts import join_words
+from kdiag.diagnose.rule import finding
+from kdiag.explain.implied import rule_fix
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, secured, with_confirm
+from kdiag.explain.sightings import LIBRDKAFKA
+from kdiag.explain.subject import Context, Subject
+from kdiag.finding import Finding
+from probes.results import KafkaCheck, SaslResult
+
+def sasl_protocol(subject: Subject, context: Context) -> str:
+    seen = subject.protocol or context.protocol or ""
+    return seen if seen.startswith("SASL_") else ("SASL_SSL" if seen == "SSL" else "SASL_PLAINTEXT")
+
+
+def sasl_required(subject: Subject, context: Context) -> Finding:
+    if LIBRDKAFKA in subject.clients:
+        meaning = ("The connection came up and the broker closed it at the first request; librdkafka's own hint: the "
+                   "listener wants SASL authentication, and the client does not do SASL.")
+    else:
+        meaning = ("The broker received a Kafka request where it expected a SASL handshake: the listener's security "
+                   "protocol is SASL_PLAINTEXT or SASL_SSL, and the client connects without SASL.")
+    plain = "SSL" if (subject.protocol or context.protocol) == "SSL" else "PLAINTEXT"
+    fix = rule_fix(secured(subject, context, kafka=KafkaCheck("auth_required"), protocol=plain), "SASL_REQUIRED")
+    confirm = context.confirm(fallback=subject.endpoint, protocol="SASL_SSL" if plain == "SSL" else "SASL_PLAINTEXT",
+                              settings=("sasl.mechanisms=<mechanism>", "sasl.username=<user>",
+                                        "sasl.password=<password>"))
+    return finding("SASL_REQUIRED", "error", f"The listener at {subject.where} requires SASL authentication, and the "
+                   "client sends none", f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm), with_confirm(fix, confirm))
+
+
+def sasl_mechanism(subject: Subject, context: Context) -> Finding:
+    mechanism = subject.first("mechanism") or "GSSAPI"
+    enabled = next((tuple(g.first.mechanisms) for g in subject.groups if g.first.mechanisms is not None), ())
+    where = subject.where
+    if enabled:
+        meaning = (f"The client asks for {mechanism}; the listener at {where} enables {join_words(enabled)}. The "
+                   "handshake fails before any credentials are checked.")
+    else:
+        meaning = (f"The client asks for {mechanism}, and the listener at {where} has no SASL mechanism at all: it is "
+                   "a PLAINTEXT or SSL listener (the wrong port), or its SASL is not set up.")
+    if mechanism == "GSSAPI":
+        meaning += " librdkafka's sasl.mechanisms defaults to GSSAPI (Kerberos) when it is not set."
+    protocol = sasl_protocol(subject, context)
+    sasl = SaslResult("unsupported_mechanism" if enabled else "not_sasl", mechanism=mechanism,
+                      enabled_mechanisms=enabled, endpoint=str(subject.endpoint) if subject.endpoint else None)
+    fix = rule_fix(secured(subject, context, sasl=sasl, protocol=protocol, mechanism=mechanism),
+                   "SASL_MECHANISM_MISMATCH")
+    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
+                              settings=(f"sasl.mechanisms={enabled[0] if enabled else '<mechanism>'}",))
+    title = (f"The client's SASL mechanism {mechanism} is not enabled on {where}"
+             + (f" (enabled: {join_words(enabled)})" if enabled else " (no SASL there)"))
+    return finding("SASL_MECHANISM_MISMATCH", "error", title,
+                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm, client_mechanism=mechanism, sasl_mechanisms=list(enabled)),
+                   with_confirm(fix, confirm))
+
+
+def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
+    mechanism = subject.first("mechanism")
+    why = subject.first("detail") or "Authentication failed"
+    protocol = sasl_protocol(subject, context)
+    sasl = SaslResult("auth_failed", mechanism=mechanism, error_message=why,
+                      endpoint=str(subject.endpoint) if subject.endpoint else None)
+    fix = rule_fix(secured(subject, context, sasl=sasl, protocol=protocol, mechanism=mechanism), "SASL_AUTH_FAILED")
+    explanation = (f"{client_said(subject)} The listener at {subject.where} accepted the SASL handshake and then "
+                   "rejected the credentials: the user name or password is wrong, or the user does not exist on this "
+                   f"cluster (SCRAM users are created per cluster).{consequence_sentence(context)}")
+    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
+                              settings=(f"sasl.mechanisms={mechanism or '<mechanism>'}", "sasl.username=<user>",
+                                        "sasl.password=<password>"))
+    title = "The broker rejected the client's SASL credentials" + (f" ({mechanism})" if mechanism else "")
+    return finding("SASL_AUTH_FAILED", "error", title, explanation,
+                   evidence(subject, context, confirm, mechanism=mechanism), with_confirm(fix, confirm))

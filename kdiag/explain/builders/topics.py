@@ -1,0 +1,130 @@
+"""Topics and leaders from a client's lines (TOPIC_NOT_FOUND, TOPIC_AUTHORIZATION_FAILED, NO_LEADER), and the
+finding for a log that shows only consequences (ROUNDTRIP_FAILED: the client gave up, no line says why)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from kdiag.diagnose.facts import plural
+from kdiag.diagnose.rule import finding
+from kdiag.explain.implied import Implied, broker, rule_fix
+from kdiag.explain.observations import MAX_EXAMPLES
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
+from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, MESSAGE_TIMEOUT,
+                                     NOT_IN_METADATA)
+from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
+from kdiag.finding import Finding
+from kdiag.report import RoundtripDetail
+from probes.results import PartitionInfo, TopicInfo
+
+def _with_topic(context: Context, topic: str, *, error_code: str, topic_error: str = "NONE",
+                partitions: Sequence[PartitionInfo] = ()) -> Implied:
+    implied = context.implied()
+    brokers = implied.brokers or (broker(1, implied.used.host, implied.used.port),)
+    return Implied(used=implied.used, bootstrap=implied.bootstrap, brokers=brokers, protocol=implied.protocol,
+                   roundtrip=RoundtripDetail(topic=topic, error_code=error_code),
+                   topics=(TopicInfo(topic, tuple(partitions), error=topic_error),))
+
+
+def topic_not_found(subject: Subject, context: Context) -> Finding:
+    topic = subject.first("topic") or context.topic or "<topic>"
+    explanation = (f"{client_said(subject)} The cluster answered UNKNOWN_TOPIC_OR_PARTITION for {topic}: the topic "
+                   "does not exist, and the broker does not create it on first use (auto.create.topics.enable=false, "
+                   "the default on managed clusters), or the client may not create it. A Java producer waits "
+                   f"max.block.ms and then fails with `Topic {topic} not present in metadata after 60000 ms.`"
+                   f"{consequence_sentence(context)}")
+    fix = rule_fix(_with_topic(context, topic, error_code="UNKNOWN_TOPIC_OR_PARTITION",
+                               topic_error="UNKNOWN_TOPIC_OR_PARTITION"), "TOPIC_NOT_FOUND")
+    confirm = context.confirm(topic=topic)
+    return finding("TOPIC_NOT_FOUND", "error", f"Topic {topic} does not exist", explanation,
+                   evidence(subject, context, confirm, topic=topic), with_confirm(fix, confirm))
+
+
+def topic_authorization(subject: Subject, context: Context) -> Finding:
+    topic = subject.first("topic") or context.topic or "<topic>"
+    fix = rule_fix(_with_topic(context, topic, error_code="TOPIC_AUTHORIZATION_FAILED",
+                               topic_error="TOPIC_AUTHORIZATION_FAILED"), "TOPIC_AUTHORIZATION_FAILED")
+    explanation = (f"{client_said(subject)} The broker's authorizer denies the client's principal (its SASL user "
+                   f"name, or its certificate's distinguished name with mTLS) access to {topic}."
+                   f"{consequence_sentence(context)}")
+    confirm = context.confirm(topic=topic)
+    return finding("TOPIC_AUTHORIZATION_FAILED", "error", f"The client is not authorized to use topic {topic}",
+                   explanation, evidence(subject, context, confirm, topic=topic), with_confirm(fix, confirm))
+
+
+def no_leader(subject: Subject, context: Context) -> Finding:
+    topic = subject.first("topic") or context.topic or "<topic>"
+    error = subject.first("detail") or "LEADER_NOT_AVAILABLE"
+    partition = PartitionInfo(0, 1 if error == "LISTENER_NOT_FOUND" else -1, error=error)
+    fix = rule_fix(_with_topic(context, topic, error_code="NONE", partitions=(partition,)), "NO_LEADER")
+    confirm = context.confirm(topic=topic)
+    if error == "LISTENER_NOT_FOUND":
+        explanation = (f"{client_said(subject)} The leader of a partition of {topic} has no listener with the name of "
+                       "the listener the client came in on: the brokers define different listener names, and clients "
+                       "cannot reach those partitions at all.")
+        severity, title = "error", f"The leader of {topic} has no listener with the client's listener name"
+    else:
+        explanation = (f"{client_said(subject)} {topic} had a partition without a leader (LEADER_NOT_AVAILABLE). For "
+                       "a moment right after a topic is created that is normal; if it lasts, no in-sync replica is "
+                       "alive to lead it.")
+        severity = "warning" if subject.count >= 3 else "info"
+        title = f"A partition of {topic} had no leader ({subject.count} {plural(subject.count, 'line')})"
+    return finding("NO_LEADER", severity, title, explanation + consequence_sentence(context),
+                   evidence(subject, context, confirm, topic=topic, error=error), with_confirm(fix, confirm))
+
+
+# --- what nothing explains -------------------------------------------------------------------------------
+
+_CONSEQUENCE_MEANING = {
+    EXPIRED_BATCH: ("The producer gave up on the records for {topic} after delivery.timeout.ms without the partition "
+                    "leader ever taking them. The line cannot say why. By far the most common cause is that the "
+                    "leader's advertised address is unusable from the client's machine: a name that does not resolve "
+                    "there (an EC2 internal name, a container name), localhost, or a port that is closed or filtered, "
+                    "while the bootstrap address works. Less often the leader is down or overloaded, or acks=all "
+                    "waits for replicas that are not in sync."),
+    MESSAGE_TIMEOUT: ("librdkafka gave up on a message after message.timeout.ms without delivering it: it could not "
+                      "reach the partition leader (most often an advertised address that does not resolve or "
+                      "connect from the client's machine), the topic does not exist and is not created "
+                      "automatically, or the leader did not answer."),
+    NOT_IN_METADATA: ("The producer waited max.block.ms for {topic}'s metadata and never got it: either the topic "
+                      "does not exist (and is not created automatically), or the client cannot reach a broker to "
+                      "ask (the bootstrap address, or the advertised addresses it learned first)."),
+    BOOTSTRAP_DISCONNECTED: ("The Java client lost its bootstrap connection and says no more at its default log "
+                             "level. That is what it logs for a listener that wants TLS or SASL the client does not "
+                             "send (the broker hangs up at the first request), and for a connect that timed out (a "
+                             "filtered port: the timeout itself is logged at INFO); a refused connect would have said "
+                             "`could not be established`."),
+    CONNECTION_CLOSED: ("The broker closed the connection right after the client's first requests, and the client "
+                        "says no more (kafkajs: `Closed connection`; Sarama: `EOF`). A listener does that when it "
+                        "expects TLS and receives plaintext (it hangs up after its TLS alert), and when it expects "
+                        "SASL authentication and receives a Kafka request first; the client's words are the same for "
+                        "both, so check the listener's security protocol (PLAINTEXT, SSL, SASL_PLAINTEXT, SASL_SSL) "
+                        "against the client's TLS and SASL settings."),
+}
+
+
+def unexplained(context: Context) -> Finding:
+    groups = context.consequences
+    symptoms = {g.symptom for g in groups}
+    first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
+                              MESSAGE_TIMEOUT) if s in symptoms), None)
+    topic = context.topic
+    meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
+    said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
+    confirm = context.confirm(topic=topic)
+    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic')} No line names the cause (a "
+                   "`Failed to resolve`, a refused connect, an authentication error); kdiag bootstrap, run on the "
+                   "client's machine with the client's bootstrap.servers, checks each of those causes in seconds.")
+    fix = (f"On the machine where the client runs, with the same bootstrap.servers and client settings:\n  {confirm}\n"
+           "It resolves and connects to the bootstrap and to every advertised broker, and produces to the topic; if an "
+           "advertised address is unusable from there, its report gives the advertised.listeners fix.")
+    if not context.bootstrap:
+        fix += (f"\n\nReplace {BOOTSTRAP_LIST} with the client's bootstrap.servers (Java: bootstrap.servers or "
+                "--bootstrap-server; librdkafka: bootstrap.servers, or kcat -b).")
+    lines = [g.examples[0] for g in groups if g.examples][:MAX_EXAMPLES]
+    data = {"lines": [line for _, line in lines], "line_numbers": [n for n, _ in lines],
+            "count": sum(g.count for g in groups), "topic": topic,
+            "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
+    title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
+             "The client gave up, and the log does not say why")
+    return finding("ROUNDTRIP_FAILED", "error", title, explanation, data, fix)
