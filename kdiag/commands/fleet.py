@@ -1,13 +1,15 @@
 """``kdiag fleet``: the fleet pipeline on Spark (``analyze``) and a realistic fleet's reports (``generate``).
 
-Spark (the ``fleet`` extra) is imported only inside ``kdiag.fleet.job``, and only when ``analyze`` runs.
+Spark (the ``fleet`` extra) is imported only inside ``kdiag.fleet`` (the job and the ingest), and only when
+``analyze`` or ``ingest`` runs.
 """
 
 from __future__ import annotations
 
 import shlex
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated, Any, Optional
 
 import typer
 
@@ -90,6 +92,29 @@ def analyze_command(
                        overwrite=overwrite, verbose=verbose, env=environment(ctx), table=table)
 
 
+def _progress(env: Environment, verbose: bool) -> Callable[[str], None]:
+    """A step of a Spark run as a note, when stderr is a terminal or --verbose."""
+    def progress(step: str) -> None:
+        if verbose or env.stderr_isatty:
+            env.note(step)
+
+    return progress
+
+
+def _on_spark(run: Callable[[], Any]) -> Any:
+    """Runs a fleet command's Spark work: the fleet extra missing, or bad input, is one line (exit 2)."""
+    try:
+        from kdiag.fleet.job import FleetError
+    except ImportError as exc:  # pragma: no cover - the fleet extra is not installed
+        raise UsageError(f"kdiag fleet needs the fleet extra (pip install 'kdiag[fleet]'): {exc}") from None
+    from kdiag.fleet.inputs import InputError
+
+    try:
+        return run()
+    except (FleetError, InputError) as exc:
+        raise UsageError(str(exc)) from None
+
+
 def _check_time(option: str, value: str | None) -> None:
     import datetime as _dt
 
@@ -110,22 +135,16 @@ def run_analyze(inputs: list[str], *, out: str, env: Environment, master: str | 
     _check_time("--until", until)
     if min_vantages < 1:
         raise UsageError("--min-vantages must be at least 1")
-    try:
-        from kdiag.fleet.job import AnalyzeOptions, FleetError, analyze
-    except ImportError as exc:  # pragma: no cover - the fleet extra is not installed
-        raise UsageError(f"kdiag fleet needs the fleet extra (pip install 'kdiag[fleet]'): {exc}") from None
-    from kdiag.fleet.inputs import InputError
     from kdiag.render.fleet import render_summary
 
-    def progress(step: str) -> None:
-        if verbose or env.stderr_isatty:
-            env.note(step)
+    def run() -> Any:
+        from kdiag.fleet.job import AnalyzeOptions, analyze
 
-    options = AnalyzeOptions(tuple(inputs), out, master, since, until, min_vantages, overwrite, verbose, table=table)
-    try:
-        result = analyze(options, progress=progress)
-    except (FleetError, InputError) as exc:
-        raise UsageError(str(exc)) from None
+        options = AnalyzeOptions(tuple(inputs), out, master, since, until, min_vantages, overwrite, verbose,
+                                 table=table)
+        return analyze(options, progress=_progress(env, verbose))
+
+    result = _on_spark(run)
     env.write(render_summary(result.tables, width=env.width, color=env.color))
     env.write(f"Tables and report.html written to {out}\n")
     return ExitStatus.OK
@@ -205,22 +224,14 @@ def ingest_command(
     for name, value in (("--max-files-per-batch", max_files), ("--max-records-per-batch", max_records)):
         if value is not None and value < 1:
             raise UsageError(f"{name} must be at least 1")
-    try:
+
+    def run() -> Any:
         from kdiag.fleet.ingest import IngestOptions, ingest
-        from kdiag.fleet.job import FleetError
-    except ImportError as exc:  # pragma: no cover - the fleet extra is not installed
-        raise UsageError(f"kdiag fleet needs the fleet extra (pip install 'kdiag[fleet]'): {exc}") from None
-    from kdiag.fleet.inputs import InputError
 
-    def progress(step: str) -> None:
-        if verbose or env.stderr_isatty:
-            env.note(step)
+        options = IngestOptions(tuple(sources), table, once, trigger, master, verbose, max_files, max_records)
+        return ingest(options, progress=_progress(env, verbose))
 
-    options = IngestOptions(tuple(sources), table, once, trigger, master, verbose, max_files, max_records)
-    try:
-        result = ingest(options, progress=progress)
-    except (FleetError, InputError) as exc:
-        raise UsageError(str(exc)) from None
+    result = _on_spark(run)
     env.write(f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} "
               f"batches into {table}; {result.compacted_days} partitions compacted\n")
     return ExitStatus.OK
