@@ -22,8 +22,9 @@ Duplicates (a sidecar's at-least-once re-delivery, a ticket's copy) are kept in 
 and ``analyze`` removes them by ``report_id``, exactly, over the whole table.
 
 Compaction: a batch writes a few files per day it touches. When a day holds ``COMPACT_AT`` batch
-directories or more (and at the end of every ``--once`` run), its committed batches are rewritten into
-one directory ``batch=cM`` (M: the newest batch it covers), then the covered directories are deleted.
+directories or more (and at the end of every run), its committed batches (never one a crash or a stop
+left half-written: it runs again) are rewritten into one directory ``batch=cM`` (M: the newest batch it
+covers), then the covered directories are deleted.
 The rule "``batch=cM`` covers every batch numbered M or less in its day" is checked at the start of
 every run, so a crash between the rename and the deletes leaves nothing counted twice for long
 (``analyze`` de-duplicates by ``report_id`` meanwhile), and a crash before the rename leaves only a
@@ -270,14 +271,21 @@ def settle(table: Table) -> None:
                 table.delete(f"{directory}/{name}")
 
 
-def compact(table: Table, *, below: int | None, at_least: int) -> int:
-    """Rewrites each directory holding ``at_least`` batch directories numbered below ``below`` (None:
-    every batch, the stream being stopped) into one ``batch=cM``; returns how many were compacted."""
+def committed(table: Table) -> int:
+    """The newest batch the checkpoint records as committed (-1: none)."""
+    numbers = [int(name) for name in table.children(f"{table.checkpoint}/commits") if name.isdigit()]
+    return max(numbers, default=-1)
+
+
+def compact(table: Table, *, below: int, at_least: int) -> int:
+    """Rewrites each directory holding ``at_least`` batch directories numbered below ``below`` (batches
+    already committed: never the one a crash or a stop left half-written, which runs again) into one
+    ``batch=cM``; returns how many were compacted."""
     spark = table.spark
     due: dict[str, list[str]] = {}
     for directory in _partition_dirs(table):
         names = [name for name in table.children(directory)
-                 if (parsed := _batch_number(name)) and (below is None or parsed[1] < below)]
+                 if (parsed := _batch_number(name)) and parsed[1] < below]
         if len(names) >= max(at_least, 2):
             due[directory] = names
     for directory, names in due.items():
@@ -345,7 +353,7 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     finally:
         signal.signal(signal.SIGTERM, previous)
     say("compacting small files")
-    compacted = compact(table, below=None, at_least=2)
+    compacted = compact(table, below=committed(table) + 1, at_least=2)  # a batch stopped half-way stays apart
     return IngestResult(totals["batches"], totals["reports"], totals["rejected"], compacted)
 
 
