@@ -17,6 +17,7 @@ Run: ``python -m bench.bench_fleet_table [--size 200000] [--small 20000] [--base
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import subprocess
@@ -141,15 +142,67 @@ def summary_md(r: dict[str, Any]) -> str:
     return text
 
 
+def directory_bytes(path: Path) -> int:
+    return sum(p.stat().st_size for p in path.rglob("*") if p.is_file() and not p.name.endswith(".crc"))
+
+
+SIDECARS = (100, 1_000, 10_000, 100_000)
+INTERVAL_S = 30
+ANALYZE_CORES = 16
+
+
+def capacity_md(r: dict[str, Any]) -> str:
+    """What N sidecars (one report each every 30 s) need, from this run's per-core rates."""
+    big, size, cores = r["big"], r["size"], r.get("cores") or 2
+    ingest_rate = size / big["ingest_full"] / cores  # reports per second per core, whole process
+    analyze_rate = size / big["analyze_table"] / cores
+    json_bytes, table_bytes = r["json_bytes_per_report"], r["table_bytes_per_report"]
+    lines = [f"Per-core rates measured here (whole process on {cores} shared cores, {size:,} reports): ingest "
+             f"{ingest_rate:,.0f} reports/s/core, analyze --table {analyze_rate:,.0f} reports/s/core; a report is "
+             f"{json_bytes / 1024:.1f} KiB of JSON and {table_bytes / 1024:.2f} KiB in the table (Parquet, snappy, "
+             "with the report's JSON kept for drill-down). The rates include Spark's start-up and are those of a "
+             "busy 2-core machine; a cluster's cores are usually faster and the per-core rate of a larger run "
+             "is higher (start-up amortised), so read these as upper bounds on the cores needed.", "",
+             f"| sidecars (1 report / {INTERVAL_S} s) | reports/s | reports/day | JSON GB/day | table GB/day | "
+             f"ingest cores (continuous, 2x headroom) | analyze 30 days: reports | analyze 30 days on "
+             f"{ANALYZE_CORES} cores | core-hours |",
+             "|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for sidecars in SIDECARS:
+        per_s = sidecars / INTERVAL_S
+        per_day = per_s * 86_400
+        month = per_day * 30
+        ingest_cores = max(1, -(-2 * per_s // ingest_rate))
+        seconds = month / analyze_rate / ANALYZE_CORES
+        lines.append(f"| {sidecars:,} | {per_s:,.1f} | {per_day:,.0f} | {per_day * json_bytes / 1e9:,.1f} | "
+                     f"{per_day * table_bytes / 1e9:,.1f} | {int(ingest_cores)} | {month:,.0f} | "
+                     f"{_duration(seconds)} | {month / analyze_rate / 3600:,.1f} |")
+    return "\n".join(lines) + "\n"
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=200_000)
     parser.add_argument("--small", type=int, default=20_000)
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--workdir", type=Path, default=Path("/var/tmp/kdiag-fleet-table-bench"))
+    parser.add_argument("--capacity", action="store_true",
+                        help="only print the capacity table from bench/results/fleet_table.json")
     parser.add_argument("--skip", nargs="*", default=[],
                         choices=["baseline", "duckdb", "python", "small", "standalone", "incremental"])
     args = parser.parse_args()
+    if args.capacity:
+        from bench.common import RESULTS
+
+        print(capacity_md(json.loads((RESULTS / "fleet_table.json").read_text())))
+        return
     work = args.workdir
     work.mkdir(parents=True, exist_ok=True)
     r: dict[str, Any] = {"size": args.size, "small": args.small, "cores": os.cpu_count(),
@@ -168,6 +221,8 @@ def main() -> None:
     source, table = linked_source(fleet, work / "source"), work / "table"
     shutil.rmtree(table, ignore_errors=True)
     big["ingest_full"] = ingest(source, table)
+    r["json_bytes_per_report"] = round(sum(directory_bytes(fleet / d) for d in ("reports", "tickets")) / args.size)
+    r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / args.size)
     save()
     big["analyze_table"] = analyze_table(table, work / "out-table")
     save()
@@ -201,8 +256,10 @@ def main() -> None:
             r["standalone"]["standalone"] = analyze_raw(cluster_input, work / "out-standalone", master=spark.url)
         save()
     r["load_average_at_end"] = os.getloadavg()
+    r["capacity_md"] = capacity_md(r)
     save(partial=False)
     print(summary_md(r))
+    print(r["capacity_md"])
 
 
 if __name__ == "__main__":
