@@ -56,7 +56,9 @@ CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_D
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"
 ADVERTISED = "advertised"
+COORDINATOR = "coordinator"  # a consumer group's coordinator: an advertised broker the client reached through metadata
 UNKNOWN = "unknown"
+BROKER_ROLES = (ADVERTISED, COORDINATOR)  # the roles of an address the cluster's metadata gave the client
 
 # Client families.
 LIBRDKAFKA = "librdkafka"  # confluent-kafka (Python, Go, .NET), kcat, rdkafka-based clients
@@ -87,6 +89,8 @@ class Sighting:
     detail: str | None = None  # the rest that matters: the client's own error words, a frame size, a count
     up_ms: int | None = None  # REQUEST_TIMEOUT: how long the connection had been up (librdkafka: "in state UP")
     related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
+    guess: str | None = None  # the line is itself a guess (the client's own "might be caused by ..."): its words
+    role_from: str | None = None  # how the line shows the role when it does not name it (a produce, a group join)
 
 
 @dataclass(frozen=True)

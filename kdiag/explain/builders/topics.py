@@ -103,6 +103,9 @@ _CONSEQUENCE_MEANING = {
 }
 
 
+GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT})
+
+
 def unexplained(context: Context) -> Finding:
     groups = context.consequences
     symptoms = {g.symptom for g in groups}
@@ -127,4 +130,7 @@ def unexplained(context: Context) -> Finding:
             "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
     title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
              "The client gave up, and the log does not say why")
-    return finding("ROUNDTRIP_FAILED", "error", title, explanation, data, fix)
+    # Records that expired or a topic's metadata that never came: the produce failed, certainly. Lines that say only
+    # that no broker could be reached (NoBrokersAvailable, all brokers down) do not show a round trip failing.
+    severity = "error" if symptoms & GAVE_UP_ON_RECORDS else "warning"
+    return finding("ROUNDTRIP_FAILED", severity, title, explanation, data, fix)

@@ -59,6 +59,10 @@ def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("go.out_of_brokers", GO, "run out of available brokers", r"client has run out of available brokers",
          "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
 def _go_out_of_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # Sarama appends the last broker's error: ": EOF" is a broker that hung up on the client's first request.
+    if re.search(r"run out of available brokers to talk to(?: \(Is your cluster reachable\?\))?: EOF\b", m.string):
+        yield Sighting(CONNECTION_CLOSED, GO, detail="client has run out of available brokers to talk to: EOF")
+        return
     yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")
 
 
