@@ -8,9 +8,9 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
                                      GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED,
-                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
                                      bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -32,7 +32,7 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     address, port = m.group("addr").strip("[]"), int(m.group("port"))
     host, node_id, role = _go_broker(m.string)
     yield Sighting(CONNECT, GO, host or address, port, address, node_id, role, status=tcp_status(m.group("why")),
-                   detail=m.group(0))
+                   detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
 
 
 @pattern("go.lookup", GO, "lookup ",
@@ -45,7 +45,7 @@ def _go_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     _, node_id, role = _go_broker(m.string)
     port = _go_port(m.string, host) or scan.port_of(host)
     yield Sighting(RESOLVE, GO, host, port, node_id=node_id, role=role, status=dns_status(m.group("why")),
-                   detail=m.group(0))
+                   detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
 
 
 @pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{HOSTPORT})",
@@ -201,12 +201,37 @@ _GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=|from broker |pro
 _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTPORT})")
 
 
+# Requests a Go client sends to a broker it found in the metadata, never to its bootstrap address: a line that
+# names one is about an advertised broker (a produce's leader, a group's coordinator, every broker of a sharded
+# admin request), whatever address it dialled.
+_AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
+                             r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b", re.IGNORECASE)
+
+
+def after_metadata(line: str) -> str | None:
+    """How a Go line shows its connection is to a broker from the metadata, or None."""
+    m = _AFTER_METADATA.search(line)
+    if m is None:
+        return None
+    return f"the client dialled it inside `{m.group(0)}`, which goes to a broker the cluster's metadata named"
+
+
+def _after_metadata_role(line: str) -> str:
+    m = _AFTER_METADATA.search(line)
+    if m is None:
+        return UNKNOWN
+    group = any(w in m.group(0).lower() for w in ("group", "coordinator", "heartbeat", "offset"))
+    return COORDINATOR if group else ADVERTISED
+
+
 def _go_broker(line: str) -> tuple[str | None, int | None, str]:
     """franz-go names a bootstrap connection seed_N and a broker by its node id; Sarama names host:port."""
     m = _GO_BROKER.search(line)
     if m is None:
         named = _GO_ADDR.search(line)
-        return (split_endpoint(named.group("hp"))[0] if named else None), None, UNKNOWN
+        role = _after_metadata_role(line)
+        return (split_endpoint(named.group("hp"))[0] if named else None), None, role
     ident = m.group("id")
     if ident.startswith("seed_"):
         return None, None, BOOTSTRAP
