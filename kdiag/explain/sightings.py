@@ -66,6 +66,8 @@ JAVA = "java"  # the Java client, the console tools, Kafka Connect, and the brok
 KAFKAJS = "kafkajs"
 GO = "go"  # Sarama, franz-go, segmentio/kafka-go (Go's net and crypto/tls errors)
 KAFKA_PYTHON = "kafka-python"
+AIOKAFKA = "aiokafka"
+BROKER = "broker"  # the broker's own log, about what a client sent it
 ANY = "any"  # Kafka's own error text, the same in every client
 
 

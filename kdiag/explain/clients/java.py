@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, NOT_IN_METADATA, NOT_KAFKA,
+                                     CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NOT_IN_METADATA,
                                      NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, parse_mechanisms, registrar, role_of, size_sighting, split_endpoint,
+                                     dns_status, parse_mechanisms, registrar, role_of, split_endpoint,
                                      with_connection)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -81,6 +81,10 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
         yield Sighting(TLS_FAILED, JAVA, detail=why, **where)  # type: ignore[arg-type]
     elif "not enabled in the server" in why:
         pass  # the mechanism pattern below reads this same line
+    elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
+        principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
+        yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,
+                       **where)  # type: ignore[arg-type]
     else:
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=why, **where)  # type: ignore[arg-type]
 
@@ -100,11 +104,36 @@ def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "java.net.UnknownHostException: ip-172-31-18-160.us-west-2.compute.internal: Name or service not known")
 def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host = m.group("host")
+    if m.string.startswith(" such host is known", m.end("host")):
+        return  # Windows' wording: java.unknown_host_windows reads the host in brackets
     connection = scan.recent_connection(host)
     port = connection.port if connection else None
     node_id = connection.node_id if connection else None
     yield Sighting(RESOLVE, JAVA, host, port, None, node_id, role_of(node_id),
                    status=dns_status(m.group("why"), "nxdomain"), detail=m.group("why"))
+
+
+@pattern("java.unresolved_address", JAVA, "UnresolvedAddressException", r"java\.nio\.channels\.UnresolvedAddressException",
+         "java.nio.channels.UnresolvedAddressException")
+def _java_unresolved_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """Java's other word for a name that did not resolve: the connection line above it names the host."""
+    connection = scan.java
+    if connection is None or scan.line - connection.line > CONTEXT_LINES or connection.host is None:
+        yield Sighting(RESOLVE, JAVA, status="nxdomain", detail="UnresolvedAddressException")
+        return
+    yield Sighting(RESOLVE, JAVA, connection.host, connection.port, None, connection.node_id,
+                   role_of(connection.node_id), status="nxdomain", detail="UnresolvedAddressException")
+
+
+@pattern("java.unknown_host_windows", JAVA, "No such host is known",
+         rf"UnknownHostException: No such host is known \((?P<host>{HOST})\)",
+         "java.net.UnknownHostException: No such host is known (kafka)")
+def _java_unknown_host_windows(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host = m.group("host")
+    connection = scan.recent_connection(host)
+    node_id = connection.node_id if connection else None
+    yield Sighting(RESOLVE, JAVA, host, connection.port if connection else scan.port_of(host), None, node_id,
+                   role_of(node_id), status="nxdomain", detail="No such host is known")
 
 
 @pattern("java.bootstrap_unresolvable", JAVA, "from bootstrap.servers as DNS resolution failed",
@@ -225,13 +254,6 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                        node_id=where.node_id if where else None,
                        role=role_of(where.node_id) if where else UNKNOWN,
                        detail="OutOfMemoryError in NetworkReceive.readFrom", related=(pending[1],))
-
-
-@pattern("java.invalid_receive", JAVA, "Invalid receive", r"Invalid receive \(size = (?P<size>-?\d+)",
-         "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 1213486160 larger than "
-         "104857600)")
-def _java_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield size_sighting(Sighting(NOT_KAFKA, JAVA), int(m.group("size")))
 
 
 @pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",

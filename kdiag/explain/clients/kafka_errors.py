@@ -1,0 +1,53 @@
+"""Kafka's own error codes as every client spells them: the protocol's name (``ILLEGAL_SASL_STATE``, franz-go and
+the Java metadata warnings), its words (Sarama's and franz-go's ``Request is not valid given the current SASL
+state``), segmentio/kafka-go's ``[34] Illegal SASL State: ...``, the Python clients' ``IllegalSaslStateError``.
+The code means the same whoever prints it, so one pattern per spelling reads them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import (ANY, NO_LEADER, SASL_CREDENTIALS, SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
+                                     Item, Pattern, ScanState, Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+# code name: (the symptom it reports, each spelling of it as a needle, an example line)
+SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    # A SaslHandshake where the listener expects none: it is a PLAINTEXT or SSL listener (no SASL configured).
+    "ILLEGAL_SASL_STATE": (SASL_MECHANISM, ("ILLEGAL_SASL_STATE", "Illegal SASL State", "IllegalSaslState",
+                                            "given the current SASL state"),
+                           "panic: [34] Illegal SASL State: the request is not valid given the current SASL state"),
+    "UNSUPPORTED_SASL_MECHANISM": (SASL_MECHANISM, ("UNSUPPORTED_SASL_MECHANISM", "Unsupported SASL Mechanism",
+                                                    "does not support the requested SASL mechanism"),
+                                   "kafka server: The broker does not support the requested SASL mechanism"),
+    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed"),
+                                   "[58] SASL Authentication Failed: SASL Authentication failed"),
+    "TOPIC_AUTHORIZATION_FAILED": (TOPIC_DENIED, ("TOPIC_AUTHORIZATION_FAILED", "Topic Authorization Failed",
+                                                  "TopicAuthorizationFailed", "not authorized to access this topic"),
+                                   "[29] Topic Authorization Failed: the client is not authorized to access the "
+                                   "requested topic"),
+    "UNKNOWN_TOPIC_OR_PARTITION": (TOPIC_MISSING, ("UNKNOWN_TOPIC_OR_PARTITION", "Unknown Topic Or Partition",
+                                                   "UnknownTopicOrPartitionError"),
+                                   "[3] Unknown Topic Or Partition: the request is for a topic or partition that "
+                                   "does not exist on this broker"),
+    "LEADER_NOT_AVAILABLE": (NO_LEADER, ("LEADER_NOT_AVAILABLE", "Leader Not Available", "LeaderNotAvailableError",
+                                         "there is currently no leader for this partition"),
+                             "[5] Leader Not Available: the leader is in the middle of a leadership election"),
+}
+
+
+def _register(code: str, symptom: str, needle: str, example: str) -> None:
+    @pattern(f"kafka_error.{code.lower()}.{len(PATTERNS)}", ANY, needle, re.escape(needle),
+             example if needle in example else needle)
+    def _read(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        detail = code if symptom == NO_LEADER else f"{code}: {m.string[m.start():m.start() + 120].strip()}"
+        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail)
+
+
+for _code, (_symptom, _needles, _example) in SPELLINGS.items():
+    for _needle in _needles:
+        _register(_code, _symptom, _needle, _example)
