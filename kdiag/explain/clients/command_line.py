@@ -13,7 +13,7 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("config.bootstrap_servers", ANY, "bootstrap.servers",
-         r"\bbootstrap\.servers['\"]?\s*[=:]\s*['\"]?\[?(?P<list>[^\]\s'\",]+(?:,\s*[^\]\s'\",]+)*)",
+         r"\bbootstrap[._]servers['\"]?\s*[=:]\s*['\"]?\[?['\"]?(?P<list>[^\]\s'\",]+(?:,\s*[^\]\s'\",]+)*)",
          "\tbootstrap.servers = [ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092]")
 def _config_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """The client's configuration: a Java ``ProducerConfig values:`` dump, a properties file, a Python dict."""

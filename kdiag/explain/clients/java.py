@@ -113,6 +113,18 @@ def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    status=dns_status(m.group("why"), "nxdomain"), detail=m.group("why"))
 
 
+# The Java client's DEBUG dump of the metadata it got: every broker with its advertised address, in the old form
+# (Cluster(nodes = [Node(0, localhost, 9092)], ...) and the new (Cluster(id = x, nodes = [localhost:9092 (id: 0 ...)).
+@pattern("java.metadata_dump", JAVA, "Updated cluster metadata", r"Updated cluster metadata.*?nodes = \[(?P<nodes>[^\]]*)\]",
+         "DEBUG Metadata - Updated cluster metadata version 2 to Cluster(nodes = [Node(0, localhost, 9092)], partitions = [])")
+def _java_metadata_dump(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    nodes = m.group("nodes")
+    for node_id, host, port in re.findall(rf"Node\((-?\d+), ({HOST}), (\d+)\)", nodes):
+        yield Fact("broker", host, int(port), int(node_id))
+    for host, port, node_id in re.findall(rf"({HOST}):(\d+) \(id: (-?\d+)", nodes):
+        yield Fact("broker", host, int(port), int(node_id))
+
+
 @pattern("java.unresolved_address", JAVA, "UnresolvedAddressException", r"java\.nio\.channels\.UnresolvedAddressException",
          "java.nio.channels.UnresolvedAddressException")
 def _java_unresolved_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -137,7 +149,7 @@ def _java_unknown_host_windows(m: re.Match[str], scan: ScanState) -> Iterator[It
 
 
 @pattern("java.bootstrap_unresolvable", JAVA, "from bootstrap.servers as DNS resolution failed",
-         rf"Couldn't resolve server (?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
+         rf"Couldn't resolve server (?:[A-Za-z_]+://)?(?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
          "[2026-11-21 14:25:30,159] WARN Couldn't resolve server kafka-broker.invalid:9092 from bootstrap.servers "
          "as DNS resolution failed for kafka-broker.invalid (org.apache.kafka.clients.ClientUtils)")
 def _java_bootstrap_unresolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:

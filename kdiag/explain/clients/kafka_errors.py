@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ANY, NO_LEADER, SASL_CREDENTIALS, SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
+from kdiag.explain.sightings import (ANY, CERT_UNTRUSTED, CONNECTION_CLOSED, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
+                                     SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
                                      Item, Pattern, ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
@@ -51,3 +52,45 @@ def _register(code: str, symptom: str, needle: str, example: str) -> None:
 for _code, (_symptom, _needles, _example) in SPELLINGS.items():
     for _needle in _needles:
         _register(_code, _symptom, _needle, _example)
+
+
+# --- words that mean the same in every client ---------------------------------------------------------
+
+# OpenSSL's (and Node's) words for a chain that does not verify: librdkafka before 1.x ("Failed to verify broker
+# certificate: unable to get local issuer certificate"), kafkajs, node-rdkafka, kcat.
+@pattern("any.openssl_untrusted", ANY, "issuer certificate",
+         r"unable to get (?:local )?issuer certificate", "Failed to verify broker certificate: unable to get local "
+         "issuer certificate")
+def _openssl_issuer(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
+
+
+@pattern("any.openssl_self_signed", ANY, "signed certificate", r"self[- ]signed certificate(?: in certificate chain)?",
+         "SSL routines: self signed certificate in certificate chain")
+def _openssl_self_signed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
+
+
+# The broker's message for rejected SASL credentials, which every client passes on (.NET, Python, Go).
+@pattern("any.invalid_credentials", ANY, "due to invalid credentials",
+         r"Authentication failed during authentication due to invalid credentials(?: with SASL mechanism (?P<mech>\S+))?",
+         "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512")
+def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, ANY, mechanism=m.group("mech"), detail=m.group(0))
+
+
+# A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
+# listener does with plaintext (Confluent Cloud and MSK's SASL ports are SASL_SSL) -- the likely reading.
+@pattern("any.sasl_handshake_eof", ANY, "SASL handshake failed: EOF", r"SASL handshake failed: (?:unexpected )?EOF",
+         "could not successfully authenticate to broker.example:9092 with SASL: SASL handshake failed: EOF")
+def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0),
+                   guess="SASL handshake failed: EOF (the listener hung up instead of answering the SASL handshake)")
+
+
+# Go's io.EOF on a Kafka request: the broker hung up (segmentio/kafka-go's writer and reader, Sarama's requests).
+@pattern("go.request_eof", ANY, ": EOF", r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
+         r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b",
+         "Failed to write message: EOF")
+def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
