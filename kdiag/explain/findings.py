@@ -34,11 +34,12 @@ from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import CLOSING, alternative, both_roles, closed_connection, likely, well_known_port
+from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
+                                    closed_connection, likely, same_machine, well_known_port)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     KERBEROS_PRINCIPAL, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
@@ -89,7 +90,7 @@ def findings_from(seen: Observations) -> list[Finding]:
     for subject in kept:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
-    if not findings and consequences:
+    if not findings:
         findings.extend(_consequences_only(context))
     return findings
 
@@ -100,6 +101,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     built = BUILDERS[subject.finding_id](subject, context)
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
         return [_one_address_refused(built, subject)]
+    if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
+        other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
+        return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
     if subject.role_guessed:
         role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
         other_id = _finding_id(subject.groups[0], role, facts)
@@ -115,8 +119,14 @@ def _consequences_only(context: Context) -> list[Finding]:
     """No line names a cause: what the client gave up on, and the readings the lines allow (each security
     mismatch that makes a broker hang up; a port another service uses)."""
     symptoms = {g.symptom for g in context.consequences}
-    found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []
+    found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []  # what is certain: records were lost
     closing = [g for g in context.consequences if g.symptom in CLOSING]
+    down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
+    if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
+        found.extend(bootstrap_down(down, context, BUILDERS))
+    node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
+    if node_down:  # an advertised broker the client never reached, and no line says why
+        found.extend(advertised_down(node_down, context, BUILDERS))
     if closing:
         first = closing[0].first
         host, port = first.host, first.port
@@ -133,7 +143,7 @@ def _consequences_only(context: Context) -> list[Finding]:
     port_reading = well_known_port(context)
     if port_reading is not None:
         found.append(port_reading)
-    return found or [unexplained(context)]
+    return found or ([unexplained(context)] if context.consequences else [])
 
 
 def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
@@ -206,8 +216,12 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         if first.host is None and first.topic is None:  # "No resolvable bootstrap urls", a PKIX error
             key = next((k for k in merged if k[0] == finding_id), key)  # joins the finding that names the host
         subject = merged.get(key)
+        host, port = first.host, first.port
+        if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
+            host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
+            finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
         if subject is None:
-            merged[key] = Subject(finding_id, (group,), first.host, first.port, node_id, role, role_from, guessed)
+            merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:
             merged[key] = Subject(subject.finding_id, subject.groups + (group,), subject.host or first.host,
                                   subject.port or first.port,

@@ -19,14 +19,19 @@ A reading is a warning, never an error: an error is for what the lines show.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from kdiag.diagnose.facts import join_words
+from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
+from kdiag.explain.observations import Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED
+from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
+
+Builder = Callable[[Subject, Context], Finding]
 
 LIKELY, OR, MAYBE = "Likely: ", "Or: ", "Maybe: "
 
@@ -116,3 +121,51 @@ def well_known_port(context: Context) -> Finding | None:
 
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
+
+
+def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
+    itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
+            "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
+            f"machine and bootstraps through the same address, the broker there is down. The other reading is "
+            f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
+            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+
+
+def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, port: int | None, role: str,
+                 context: Context, builders: Mapping[str, Builder], said: str, *, node_id: int | None = None
+                 ) -> list[Finding]:
+    quiet = replace(context, consequences=())
+    built = [builders[i](Subject(i, groups, host, port, node_id, role), quiet) for i in ids]
+    return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
+
+
+def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client reached no bootstrap address and no line says why: each way a bootstrap connection fails."""
+    endpoint = context.bootstrap[0]
+    ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
+                                                                                        "BOOTSTRAP_TIMEOUT"]
+    confirm = context.confirm()
+    said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
+            f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "
+            f"`{confirm}` on the client's machine decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host, endpoint.port, BOOTSTRAP, context, builders, said)
+
+
+def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client never reached an advertised broker and no line says why: its address does not resolve or does
+    not connect from the client's machine (the advertised-listener case)."""
+    node_id = groups[0].first.node_id
+    endpoint = context.facts.brokers.get(node_id) if node_id is not None else None
+    ids = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE"]
+    confirm = context.confirm()
+    who = f"broker {node_id}" if node_id is not None else "a broker"
+    said = (f"The client bootstrapped, then found no connection to {who}, an address the cluster's metadata gave "
+            f"it; no line says why. Advertised addresses fail from a client's machine when they do not resolve "
+            f"there or do not connect ({join_words(ids)}). `{confirm}` on the client's machine decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
+                        ADVERTISED, context, builders, said, node_id=node_id)

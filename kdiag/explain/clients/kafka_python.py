@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
                                      HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
                                      registrar, split_endpoint, tcp_status)
@@ -159,3 +159,21 @@ def _python_socket_error(client: str, why: str, host: str | None, port: int | No
         status = _ERRNO_TCP.get(number) or tcp_status(why)
         yield Sighting(CONNECT, client, host, port, address, node_id, role,
                        status=status if status != "error" else "refused", detail=why[:200])
+
+
+# --- both: a broker from the metadata, and the client never reached it ------------------------------
+
+
+@pattern("python.no_connection_to_node", KAFKA_PYTHON, "o connection to node with id",
+         r"[Nn]o connection to node with id (?P<id>-?\d+)", "ConnectionError: No connection to node with id 1001")
+def _python_no_connection_to_node(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED,
+                   detail=m.group(0))
+
+
+@pattern("aiokafka.initiating", AIOKAFKA, "Initiating connection to node ",
+         rf"Initiating connection to node (?P<id>-?\d+) at (?P<hp>{HOSTPORT})",
+         "DEBUG [aiokafka] Initiating connection to node 1001 at 127.0.0.1:9092")
+def _aiokafka_initiating(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact("broker", host, port, int(m.group("id")))

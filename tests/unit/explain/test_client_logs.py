@@ -124,6 +124,8 @@ def test_captured_client_output_maps_to_the_reports_finding_id(name):
     first = explanation.findings[0]
     if name in CLIENTS_GUESS:  # librdkafka's own words are a guess ("might be caused by"): a likely reading
         assert first.severity == "warning" and first.title.startswith("Likely: ") and first.evidence["guess"]
+    elif EXPECTED[name] == "ROUNDTRIP_FAILED":  # records lost, and no line says why: never certain
+        assert first.severity == "warning"
     else:
         assert first.severity == "error"
     assert first.evidence["lines"], "a finding rests on log lines"
