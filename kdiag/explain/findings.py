@@ -35,11 +35,11 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, likely, same_machine, well_known_port)
+                                    closed_connection, likely, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
@@ -118,6 +118,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
 def _consequences_only(context: Context) -> list[Finding]:
     """No line names a cause: what the client gave up on, and the readings the lines allow (each security
     mismatch that makes a broker hang up; a port another service uses)."""
+    if context.consequences and context.consequences[0].examples:  # the bootstrap list in force where it gave up
+        context = replace(context, line=context.consequences[0].examples[0][0])
     symptoms = {g.symptom for g in context.consequences}
     found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []  # what is certain: records were lost
     closing = [g for g in context.consequences if g.symptom in CLOSING]
@@ -127,6 +129,8 @@ def _consequences_only(context: Context) -> list[Finding]:
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))
+    if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
+        found.extend(topic_missing(context, BUILDERS))
     if closing:
         first = closing[0].first
         host, port = first.host, first.port

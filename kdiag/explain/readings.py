@@ -27,7 +27,7 @@ from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.observations import Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED
+from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -43,6 +43,9 @@ OTHER_CAUSES = {
     "TLS_EXPECTED": ("the listener wants SASL the client does not send, or the broker is older than the client "
                      "expects (before 0.10 it does not answer ApiVersion), or a proxy in between cut the connection"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
+                         "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "
+                         "the first request"),
 }
 
 # Ports other services are known to listen on, where a client was pointed instead of a Kafka listener.
@@ -63,7 +66,8 @@ def hedged(built: Finding, prefix: str, words: str, **evidence: object) -> Findi
 def likely(built: Finding, subject: Subject) -> Finding:
     """A finding whose lines are the client's own guess (``subject`` says which words)."""
     guess = subject.first("guess") or ""
-    others = OTHER_CAUSES.get(built.id, "another cause the same words cover")
+    others = OTHER_CAUSES.get(f"{built.id}+{subject.clients[0]}" if subject.clients else built.id) or \
+        OTHER_CAUSES.get(built.id, "another cause the same words cover")
     confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
     words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
              f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
@@ -169,3 +173,17 @@ def advertised_down(groups: list[Group], context: Context, builders: Mapping[str
             f"there or do not connect ({join_words(ids)}). `{confirm}` on the client's machine decides.")
     return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
                         ADVERTISED, context, builders, said, node_id=node_id)
+
+
+def topic_missing(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client waited for a topic's metadata and it never came, and no line says the brokers failed: the topic
+    most likely does not exist (and is not created on first use)."""
+    groups = tuple(g for g in context.consequences if g.symptom == NOT_IN_METADATA)
+    topic = next((g.first.topic for g in groups if g.first.topic), None) or context.topic
+    confirm = context.confirm(topic=topic)
+    said = ("The client waited for the topic's metadata and never got it; no line says a broker failed, so the likely "
+            "reading is that the topic does not exist and the broker does not create it. A bootstrap or advertised "
+            f"address the client cannot use ends the same way. `{confirm}` decides.")
+    subject = Subject("TOPIC_NOT_FOUND", groups)
+    built = builders["TOPIC_NOT_FOUND"](subject, replace(context, consequences=()))
+    return [hedged(built, LIKELY, said, readings=["TOPIC_NOT_FOUND"])]

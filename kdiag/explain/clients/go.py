@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
@@ -130,7 +131,9 @@ def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); req: "
          "Metadata, addr: 127.0.0.1:40341, broker: seed_0, err: EOF")
 def _go_franz_sasl_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses")
+    # franz-go's own guess: a listener wanting TLS, or a TLS client at a plaintext one, hang up the same way.
+    yield replace(_go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses"),
+                  guess="is SASL missing?")
 
 
 @pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",

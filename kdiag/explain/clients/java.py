@@ -326,3 +326,12 @@ def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterato
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""
+
+
+# The Java producer before 2.x said this where later ones say "Topic t not present in metadata after N ms", and the
+# proxies and frameworks around it pass it on (the REST Proxy's error 50003).
+@pattern("java.metadata_update_timeout", JAVA, "Failed to update metadata after",
+         r"Failed to update metadata after (?P<ms>\d+) ms", "org.apache.kafka.common.errors.TimeoutException: "
+         "Failed to update metadata after 60000 ms.")
+def _java_metadata_update_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NOT_IN_METADATA, JAVA, detail=m.group(0))

@@ -102,9 +102,11 @@ for name in CLOSED_READINGS:
     del EXPECTED[name]
 
 
-# Where librdkafka says only its own guess (`might be caused by incorrect security.protocol`, `broker might
-# require SASL authentication`): the id it suggests, as a likely reading (a warning), not a certainty.
-CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list", "tls.plaintext_on_tls.kcat_list"}
+# Where the client says only its own guess (librdkafka's `might be caused by incorrect security.protocol`, `broker
+# might require SASL authentication`, franz-go's `is SASL missing?`): the id it suggests, as a likely reading (a
+# warning), not a certainty.
+CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list", "tls.plaintext_on_tls.kcat_list",
+                 "sasl.required.franz"}
 
 
 # Broker lists (kcat -L) whose brokers only the metadata shows: a warning, tested on its own below.
