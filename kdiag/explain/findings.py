@@ -37,7 +37,7 @@ from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
                                     closed_connection, likely, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
@@ -62,6 +62,7 @@ _SYMPTOM_ID = {
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
     TOPIC_DENIED: "TOPIC_AUTHORIZATION_FAILED", NO_LEADER: "NO_LEADER", NOT_KAFKA: "NOT_KAFKA",
     KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN", REQUEST_TIMEOUT: "IDLE_CONNECTION_DROPPED",
+    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION",
 }
 
 
@@ -136,7 +137,7 @@ def _consequences_only(context: Context) -> list[Finding]:
         host, port = first.host, first.port
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = ["TLS_EXPECTED", "SASL_REQUIRED"]
+        readings = ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}

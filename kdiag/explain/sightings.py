@@ -38,6 +38,7 @@ TOPIC_DENIED = "topic_denied"
 NO_LEADER = "no_leader"  # detail: LEADER_NOT_AVAILABLE | LISTENER_NOT_FOUND
 NOT_KAFKA = "not_kafka"  # the port answered with something else (detail: what)
 NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
+BROKER_CLOSED = "broker_closed"  # the broker says it turned a connection away (detail: its words)
 REQUEST_TIMEOUT = "request_timeout"  # a request on a connection that was up got no answer (detail: the request)
 
 # Consequences: the client failed, and the line does not say why.

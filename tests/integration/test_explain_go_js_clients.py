@@ -208,7 +208,7 @@ def test_kafkajs_closed_connection_gets_the_likely_causes_and_the_command(captur
     assert "Closed connection" in run.output
     assert_explains(run, "TLS_EXPECTED")
     findings = run.explain().report["findings"]
-    assert [f["id"] for f in findings] == ["TLS_EXPECTED", "SASL_REQUIRED"]
+    assert [f["id"] for f in findings] == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
     bootstrap = run.shown.split("--brokers ")[1].split()[0]
     for finding in findings:
         assert finding["severity"] == "warning" and finding["title"].startswith("Maybe: ")

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, BROKER, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
+from kdiag.explain.sightings import (ADVERTISED, BROKER, BROKER_CLOSED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
                                      SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
                                      with_connection)
 
@@ -64,6 +64,16 @@ def _broker_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]
     if raw[0] == 0x16 and raw[1] == 0x03:
         yield Sighting(TLS_ON_PLAINTEXT, BROKER, detail=f"broker: Invalid receive (size = {m.group('size')}): the "
                        "first bytes of a TLS ClientHello at a plaintext listener")
+
+
+@pattern("broker.rejected_connection", JAVA, "Rejected connection from",
+         r"Rejected connection from /?(?P<peer>[0-9A-Fa-f:.]+), address already has the configured maximum of "
+         r"(?P<n>\d+) connections",
+         "[2026-11-25 10:02:11,410] INFO Rejected connection from /10.0.0.7, address already has the configured maximum "
+         "of 100 connections. (kafka.network.ConnectionQuotas)")
+def _broker_rejected_connection(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(BROKER_CLOSED, BROKER, detail=f"Rejected connection from /{m.group('peer')}: at the maximum of "
+                   f"{m.group('n')} connections")
 
 
 @pattern("broker.unexpected_handshake", JAVA, "Unexpected handshake request",

@@ -94,3 +94,40 @@ def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Failed to write message: EOF")
 def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+# The broker (or something in between) hung up: the socket's own words, the same in every client's language.
+@pattern("any.connection_reset", ANY, "reset by peer", r"[Cc]onnection reset by peer",
+         "read tcp 10.0.0.5:53412->10.0.0.9:9092: read: connection reset by peer")
+def _connection_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail="connection reset by peer")
+
+
+@pattern("any.broken_pipe", ANY, "broken pipe", r"write: broken pipe", "write tcp 10.0.0.5:53412->10.0.0.9:9092: "
+         "write: broken pipe")
+def _broken_pipe(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail="broken pipe")
+
+
+@pattern("node.econnreset", ANY, "ECONNRESET", r"\b(?:read ECONNRESET|write EPIPE|ECONNRESET)\b",
+         "KafkaJSConnectionError: Connection error: read ECONNRESET")
+def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+# Sarama reading a TLS alert (0x15 0x03 ...) as a response: a plaintext client at a TLS listener, most likely.
+@pattern("go.sarama_insufficient_data", ANY, "insufficient data to decode packet",
+         r"insufficient data to decode packet, more bytes expected",
+         "kafka: insufficient data to decode packet, more bytes expected")
+def _sarama_insufficient_data(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0), guess="insufficient data to decode packet (the answer "
+                   "does not frame as Kafka: a TLS alert does not)")
+
+
+# kafkajs's words for LEADER_NOT_AVAILABLE.
+@pattern("kafkajs.leader_election", ANY, "in the middle of a leadership election",
+         r"There is no leader for this topic-partition as we are in the middle of a leadership election",
+         "KafkaJSProtocolError: There is no leader for this topic-partition as we are in the middle of a leadership "
+         "election")
+def _kafkajs_leader_election(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_LEADER, ANY, detail="LEADER_NOT_AVAILABLE")

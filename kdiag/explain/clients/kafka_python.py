@@ -86,9 +86,6 @@ def _kafka_python_connection_fact(m: re.Match[str], scan: ScanState) -> Iterator
         yield Fact(BOOTSTRAP, host, port)
     elif node_id is not None:
         yield Fact("broker", host, port, node_id)
-    if "socket disconnected" in m.string or "Connection reset by peer" in m.string:
-        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
-                       detail="socket disconnected")
 
 
 @pattern("kafka_python.metadata_timeout", KAFKA_PYTHON, "Failed to update metadata after",
@@ -177,3 +174,33 @@ def _python_no_connection_to_node(m: re.Match[str], scan: ScanState) -> Iterator
 def _aiokafka_initiating(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     yield Fact("broker", host, port, int(m.group("id")))
+
+
+@pattern("python.connection_closed", KAFKA_PYTHON, "closed", rf"Connection at (?P<hp>{HOSTPORT}) closed",
+         "aiokafka.errors.KafkaConnectionError: Connection at localhost:9092 closed")
+def _python_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, detail=m.group(0))
+
+
+@pattern("kafka_python.socket_disconnected", KAFKA_PYTHON, "socket disconnected", r">: socket disconnected",
+         "ERROR: <BrokerConnection node_id=bootstrap-1 host=b-1.example:9094 <connected> [IPv4 ('172.16.39.169', "
+         "9094)]>: socket disconnected")
+def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                   detail="socket disconnected")
+
+
+@pattern("kafka_python.node_failed", KAFKA_PYTHON, "connection failed -- refreshing metadata",
+         r"Node (?P<id>-?\d+) connection failed -- refreshing metadata",
+         "WARNING:kafka.client:Node 1 connection failed -- refreshing metadata")
+def _kafka_python_node_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0))
+
+
+@pattern("python.node_not_ready", KAFKA_PYTHON, "NodeNotReadyError",
+         r"NodeNotReadyError.*?\(node id (?P<id>-?\d+)\)", "NodeNotReadyError: Attempt to send a request to node "
+         "which is not ready (node id 1001).")
+def _python_node_not_ready(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0)[:120])

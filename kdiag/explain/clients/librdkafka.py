@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, COORDINATOR, HOST,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
@@ -221,6 +221,18 @@ def _rd_connect_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                                        "address the cluster's metadata advertised for it")
     yield Sighting(CONNECT, LIBRDKAFKA, host, port, None, broker.node_id, role, status=tcp_status(m.group("why")),
                    protocol=broker.protocol, detail=m.group("why").strip(), role_from=role_from)
+
+
+# A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the
+# broker's connections.max.idle.ms (10 min) closing an idle connection: normal, and librdkafka reconnects.
+@pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected (after ",
+         r"\bDisconnected \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
+         "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:b:9092/bootstrap]: b:9092/bootstrap: Disconnected (after "
+         "3ms in state APIVERSION_QUERY)")
+def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("state") == "UP" and int(m.group("ms")) >= 60000:
+        return
+    yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
 
 
 @pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",

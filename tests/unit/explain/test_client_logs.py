@@ -389,7 +389,7 @@ def test_sarama_eof_after_api_versions_is_a_sasl_listener():
 def test_sarama_eof_without_api_versions_is_not_taken_for_sasl():
     line = "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: EOF"
     explanation = explained(f"{line}\n2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
-    assert ids(explanation) == ["TLS_EXPECTED", "SASL_REQUIRED"]  # two readings, neither certain
+    assert ids(explanation) == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]  # readings, none certain
     assert {f.severity for f in explanation.findings} == {"warning"}
     assert all("SASL" in f.explanation and "TLS" in f.explanation for f in explanation.findings)
 
@@ -402,11 +402,11 @@ def test_sarama_short_header_is_a_tls_listener():
 @pytest.mark.parametrize("situation", ["tls.plaintext_on_tls", "sasl.required"])
 def test_kafkajs_closed_connection_says_tls_or_sasl_and_no_more(situation):
     explanation = explained(client_log(f"{situation}.kafkajs"))
-    assert ids(explanation) == ["TLS_EXPECTED", "SASL_REQUIRED"]
+    assert ids(explanation) == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
     for finding in explanation.findings:  # each a reading: a warning that names the other and what decides
         assert finding.severity == "warning" and finding.title.startswith("Maybe: ")
         assert "Closed connection" in finding.evidence["lines"][0]
-        assert finding.evidence["readings"] == ["TLS_EXPECTED", "SASL_REQUIRED"] and finding.evidence["certain"] is False
+        assert finding.evidence["readings"] == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"] and finding.evidence["certain"] is False
         assert "decides" in finding.explanation and finding.evidence["confirm"].startswith("kdiag bootstrap ")
 
 
