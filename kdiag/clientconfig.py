@@ -26,7 +26,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kdiag.exitstatus import UsageError
-from kdiag.render.scrub import REDACTED, Scrubber
+from kdiag.secrets import REDACTED, Scrubber, is_secret
 from probes.keystore import KeystoreError, pem_origin, truststore_pem
 
 
@@ -97,21 +97,6 @@ _CHOICES: dict[str, tuple[str, ...]] = {
     "security.protocol": ("PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"),
     "sasl.mechanisms": ("GSSAPI", "PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"),
 }
-
-# Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
-_SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
-_SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
-
-
-def is_secret(key: str) -> bool:
-    name = key.lower()
-    return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
-
-
-def redact(settings: Mapping[str, object]) -> dict[str, object]:
-    """``settings`` with the value of every secret key replaced by ``***``."""
-    return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
-
 
 @dataclass(frozen=True, repr=False)
 class ClientSettings:

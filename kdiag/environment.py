@@ -3,7 +3,7 @@ declarations that several commands take (``--format``/``--json``, ``-X``, ``--co
 ``--output``, ``--debug``), declared once here.
 
 Everything a command prints goes through ``Environment.write``/``say``, which pass it through the
-run's secret scrubber (``scrub``, a ``kdiag.render.scrub.Scrubber`` set once the client's secrets
+run's secret scrubber (``scrub``, a ``kdiag.secrets.Scrubber`` set once the client's secrets
 are known), so no command can print a password by forgetting to. The views take the same scrubber
 (``render(..., scrub=env.scrub)``) to scrub before they escape or wrap anything, and text that came
 from outside is made printable by ``kdiag.render.safe`` before it reaches a line.
@@ -22,7 +22,7 @@ import typer
 
 from kdiag.exitstatus import UsageError
 from kdiag.render import Format
-from kdiag.render.scrub import NO_SECRETS
+from kdiag.secrets import NO_SECRETS
 
 if TYPE_CHECKING:
     from kdiag.clientconfig import ClientSettings

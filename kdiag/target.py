@@ -3,7 +3,8 @@
 Also accepted, because that is how addresses get pasted: surrounding whitespace, a bare IPv6
 address without brackets or port (``::1``), and a listener prefix copied from
 ``advertised.listeners`` (``PLAINTEXT://broker:9092``), which is dropped. Everything else is a
-``UsageError`` whose one line names the offending element.
+``UsageError`` whose one line names the offending element. Topic names given on the command line
+are checked here too (``check_topic_name``), for every command that takes one.
 """
 
 from __future__ import annotations
@@ -28,6 +29,18 @@ _MAX_SHOWN = 80
 
 # builds the UsageError for the element being parsed from the reason it is wrong
 Complaint = Callable[[str], UsageError]
+
+
+def check_topic_name(name: str, *, option: str = "--topic") -> None:
+    """Kafka's own rule for topic names (org.apache.kafka.common.internals.Topic.validate); ``option``
+    names the option the name came from in the one-line UsageError."""
+    if not name or name in (".", ".."):
+        raise UsageError(f"{option} {name!r} is not a valid topic name")
+    if len(name) > 249:
+        raise UsageError(f"{option} is {len(name)} characters long (Kafka allows 249)")
+    bad = next((c for c in name if not (c.isascii() and (c.isalnum() or c in "._-"))), None)
+    if bad is not None:
+        raise UsageError(f"{option} {name!r}: topic names may hold only letters, digits, '.', '_' and '-', not {bad!r}")
 
 
 def parse_bootstrap(text: str) -> tuple[Endpoint, ...]:

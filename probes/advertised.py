@@ -59,6 +59,18 @@ def connect_first(host_result: DnsResult, port: int, *, deadline: Deadline,
     return first_failure, None
 
 
+def check_endpoints(brokers: tuple[KafkaBroker, ...], *, deadline: Deadline, connect_timeout: float,
+                    metadata_version: int | None, led: dict[int, tuple[str, int]], cluster_id: str | None,
+                    security: Security = Security()) -> list[EndpointCheck]:
+    """``check_endpoint`` for every advertised broker at once (at most 64 in flight), in their order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(brokers), 64))) as pool:
+        return list(pool.map(lambda broker: check_endpoint(
+            broker, deadline=deadline, connect_timeout=connect_timeout, metadata_version=metadata_version,
+            led=led.get(broker.node_id), cluster_id=cluster_id, security=security), brokers))
+
+
 def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: float,
                    metadata_version: int | None, led: tuple[str, int] | None,
                    cluster_id: str | None, security: Security = Security()) -> EndpointCheck:

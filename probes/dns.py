@@ -174,3 +174,11 @@ def resolve(host: str, *, timeout: float, query_dns: bool = True) -> DnsResult:
         note=note,
         duration_ms=elapsed_ms(started),
     )
+
+
+def resolve_all(hosts: list[str], *, timeout: float) -> list[DnsResult]:
+    """``resolve`` for each of ``hosts`` at once (at most 16 lookups in flight), in their order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(hosts), 16))) as pool:
+        return list(pool.map(lambda h: resolve(h, timeout=timeout), hosts))

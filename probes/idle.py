@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 
 from probes.kafka import ConnectionClosed, KafkaConnection, KafkaProbeError
 from probes.results import IdleCheck
@@ -48,11 +49,13 @@ class HeldConnection:
     (``ask``), closes it and keeps its own instead, so the check repeats every ``seconds`` or so. ``last``
     is the latest check's result, carried by every run until the next: what the path does to an idle
     connection does not change between two checks, and a finding that came and went with each check would
-    read as a flapping path. Safe to call from the probe thread and ``close`` from another.
+    read as a flapping path. Safe to call from the probe thread and ``close`` from another. ``clock``
+    (monotonic seconds) decides when the held connection is due; tests pass one they move by hand.
     """
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *, clock: Callable[[], float] = time.monotonic) -> None:
         self.seconds = seconds
+        self.clock = clock
         self.last: IdleCheck | None = None
         self._conn: KafkaConnection | None = None
         self._since = 0.0
@@ -63,7 +66,7 @@ class HeldConnection:
             return self._due()
 
     def _due(self) -> bool:  # under the lock
-        return self._conn is not None and time.monotonic() - self._since >= self.seconds
+        return self._conn is not None and self.clock() - self._since >= self.seconds
 
     def exchange(self, conn: KafkaConnection | None, *, answer_timeout: float) -> tuple[IdleCheck | None, bool]:
         """Ask the held connection if it is due, keep ``conn`` if none is held then; return ``last`` and
@@ -74,13 +77,13 @@ class HeldConnection:
                 self._conn = None
         if held is not None:
             try:
-                self.last = ask(held, idle_s=time.monotonic() - since, answer_timeout=answer_timeout)
+                self.last = ask(held, idle_s=self.clock() - since, answer_timeout=answer_timeout)
             finally:
                 held.close()
         with self._lock:
             if conn is None or self._conn is not None:
                 return self.last, False
-            self._conn, self._since = conn, time.monotonic()
+            self._conn, self._since = conn, self.clock()
             return self.last, True
 
     def close(self) -> None:

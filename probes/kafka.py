@@ -9,7 +9,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -482,6 +482,78 @@ def connect_logged_in(address: str, port: int, *, host: str, security: Security,
     return conn
 
 
+OFFSETS_TOPIC = "__consumer_offsets"
+
+
+def every_topic_too_large(kafka: KafkaCheck) -> bool:
+    """Whether the answer to Metadata for every topic was refused for its size (kdiag's cap, or its budget)."""
+    return kafka.foreign is not None and kafka.foreign.kind == "too_large" and kafka.foreign.request == "Metadata"
+
+
+def metadata_of_fewer_topics(address: str, port: int, *, host: str, security: Security, connect_timeout: float,
+                             timeout: float, metadata_version: int | None, refused: KafkaCheck
+                             ) -> tuple[KafkaConnection | None, KafkaCheck]:
+    """The answer for every topic declared more than kdiag reads (a cluster with some hundreds of thousands
+    of partitions): ask a fresh connection to ``address``, with the run's TLS and SASL, for
+    ``__consumer_offsets`` alone, whose partitions' leaders are spread over the brokers and serve their
+    identity checks. The check keeps the refused answer's facts as ``foreign``; when the second request
+    fails too, the refused check stands."""
+    deadline = time.monotonic() + timeout
+    try:
+        conn = connect_logged_in(address, port, host=host, security=security, connect_timeout=connect_timeout,
+                                 timeout=timeout)
+    except (KafkaProbeError, OSError):
+        return None, refused
+    kafka, _response = check_kafka(conn, timeout=max(deadline - time.monotonic(), 0.0),
+                                   metadata_version=metadata_version, topics=(OFFSETS_TOPIC,))
+    if not kafka.ok:
+        conn.close()
+        return None, refused
+    return conn, replace(kafka, topics=tuple(t for t in kafka.topics if t.error == "NONE"), foreign=refused.foreign)
+
+
+def metadata_from_first(conns: Sequence[tuple[Any, KafkaConnection]], *, security: Security, connect_timeout: float,
+                        deadline: float, metadata_version: int | None,
+                        failed: tuple[Any, KafkaCheck] | None = None) -> tuple[Any, KafkaConnection | None, KafkaCheck]:
+    """ApiVersions and Metadata over the first of the bootstrap connections ``conns`` (``(endpoint, conn)``,
+    the endpoint's ``host`` and ``port`` those the client was given) that answers; the others are closed.
+
+    Returns the endpoint, its connection and the check that worked; or, when none did, the first failure
+    (``failed`` when given: an earlier stage's), with no connection. ``deadline``: on the monotonic clock."""
+    for index, (endpoint, conn) in enumerate(conns):
+        conn, kafka = _metadata_over(endpoint, conn, security=security, connect_timeout=connect_timeout,
+                                     deadline=deadline, metadata_version=metadata_version)
+        if kafka.ok:
+            for _endpoint, rest in conns[index + 1:]:
+                rest.close()
+            return endpoint, conn, kafka
+        if conn is not None:
+            conn.close()
+        failed = failed or (endpoint, kafka)
+    return failed[0], None, failed[1]
+
+
+def _metadata_over(endpoint: Any, conn: KafkaConnection, *, security: Security, connect_timeout: float,
+                   deadline: float, metadata_version: int | None) -> tuple[KafkaConnection | None, KafkaCheck]:
+    """ApiVersions and Metadata over one bootstrap connection (or a fresh one, for fewer topics)."""
+    address = conn.sock.getpeername()[0]
+
+    def left() -> float:
+        return max(deadline - time.monotonic(), 0.0)
+
+    def reconnect(timeout: float) -> KafkaConnection:
+        return connect_secure(address, endpoint.port, host=endpoint.host, tls=security.tls,
+                              timeout=min(timeout, connect_timeout))
+
+    kafka, _response = check_kafka(conn, timeout=left(), metadata_version=metadata_version, reconnect=reconnect)
+    if not every_topic_too_large(kafka):
+        return conn, kafka
+    conn.close()
+    return metadata_of_fewer_topics(address, endpoint.port, host=endpoint.host, security=security,
+                                    connect_timeout=connect_timeout, timeout=left(),
+                                    metadata_version=metadata_version, refused=kafka)
+
+
 def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
               timeout: float) -> tuple[TlsResult, KafkaConnection | None]:
     """The TLS handshake on a connected socket, for ``host``; the Kafka connection over it when it worked.
@@ -535,6 +607,45 @@ def start_tls(sock: socket.socket, *, host: str, tls: TlsClient,
                              error=f"{result.error}; a plaintext ApiVersions on a new connection was answered: "
                                    "this is a plaintext Kafka listener")
     return result, None
+
+
+def start_tls_all(sockets: Sequence[tuple[Any, socket.socket]], *, tls: TlsClient, timeout: float
+                  ) -> list[tuple[TlsResult, KafkaConnection | None]]:
+    """``start_tls`` on each ``(endpoint, sock)`` at once (for ``endpoint.host``; at most 32 in flight)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(sockets), 32))) as pool:
+        return list(pool.map(lambda es: start_tls(es[1], host=es[0].host, tls=tls, timeout=timeout), sockets))
+
+
+def authenticate_in_turn(conns: Sequence[tuple[Any, KafkaConnection]], sasl: SaslSettings, *, deadline: float
+                         ) -> tuple[list[SaslResult], tuple[Any, KafkaConnection] | None, list[tuple[Any, KafkaCheck]]]:
+    """SASL on the bootstrap connections ``conns`` (``(endpoint, conn)``) in order until one authenticates: one
+    login is enough, and an answer that the next address of the same cluster would repeat (mechanism not
+    enabled, no SASL, credentials rejected, not probed) ends it. Every connection but the chosen is closed.
+
+    Returns the attempts in order, the ``(endpoint, conn)`` that authenticated (or None), and the connections
+    that did not even answer ApiVersions as Kafka, with what they answered instead."""
+    attempts: list[SaslResult] = []
+    failures: list[tuple[Any, KafkaCheck]] = []
+    for index, (endpoint, conn) in enumerate(conns):
+        if time.monotonic() >= deadline:
+            conn.close()
+            continue
+        result, failed = authenticate(conn, sasl, timeout=max(deadline - time.monotonic(), 0.0),
+                                      endpoint=str(endpoint))
+        attempts.append(result)
+        if result.ok or result.status in ("not_probed", "unsupported_mechanism", "not_sasl", "auth_failed"):
+            for _endpoint, rest in conns[index + 1:]:
+                rest.close()
+        if result.ok:
+            return attempts, (endpoint, conn), failures
+        conn.close()
+        if failed is not None:
+            failures.append((endpoint, failed))
+        elif result.status in ("not_probed", "unsupported_mechanism", "not_sasl", "auth_failed"):
+            break  # the next bootstrap address of the same cluster would answer the same
+    return attempts, None, failures
 
 
 def authenticate(conn: KafkaConnection, sasl: SaslSettings, *, timeout: float,

@@ -14,8 +14,11 @@ import time
 import uuid
 from collections.abc import Iterable
 
+from probes.advertised import wait_time
+from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
-from probes.results import RoundtripResult
+from probes.kafka import KafkaConnection, KafkaProbeError
+from probes.results import RoundtripResult, TopicInfo
 
 PROBE_TOPIC = "kdiag-probe"
 MAX_LOG_LINES = 40
@@ -177,3 +180,58 @@ def _silence(logger: logging.Logger, collector: _LogCollector) -> None:
     no handler would hand it to logging's last resort: unscrubbed, on stderr.)"""
     logger.addHandler(logging.NullHandler())
     logger.removeHandler(collector)
+
+
+SETTLE_FOR = 5.0
+"""Seconds a topic just created (by kdiag, or by auto-create) is given to get a leader for every partition."""
+
+
+def topic_state(conn: KafkaConnection, topic: str, *, timeout: float, auto_create: bool) -> str | None:
+    """None when every partition of ``topic`` has a leader, else the error name that says why not (Metadata
+    over ``conn``; ``auto_create``: let the broker create the topic, as a client's first request would)."""
+    try:
+        response = conn.metadata(timeout=timeout, topics=(topic,), allow_auto_topic_creation=auto_create)
+    except KafkaProbeError as exc:
+        return f"metadata: {exc}"
+    found = next((t for t in response.topics if t.name == topic), None)
+    if found is None:
+        return "UNKNOWN_TOPIC_OR_PARTITION"
+    if found.error.code and found.error.code != LEADER_NOT_AVAILABLE:
+        return found.error.name
+    if found.error.code or not found.partitions or any(p.leader_id < 0 for p in found.partitions):
+        return "LEADER_NOT_AVAILABLE"
+    return None
+
+
+def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[TopicInfo], create: bool, bootstrap: str,
+                 settings: dict[str, str], deadline: Deadline, secrets: Iterable[str] = ()) -> bool | RoundtripResult:
+    """Make sure ``topic`` exists with a leader for every partition before the round trip.
+
+    ``known``: the topics the metadata stage listed; ``create``: kdiag's own probe topic, created through the
+    admin API when missing (a topic the user named is left to the broker's auto-create). True if kdiag
+    created the topic, False if it was there; a failure detail otherwise. Without ``conn`` (kdiag could not
+    log in to read the metadata) the probe topic is only created, and the client library finds it."""
+    existing = next((t for t in known if t.name == topic), None)
+    if existing is not None and existing.partitions and all(p.leader_id >= 0 for p in existing.partitions):
+        return False
+    created = False
+    if existing is None and create:
+        error = create_topic(bootstrap, topic, settings=settings, deadline=deadline, secrets=secrets)
+        if error is not None:
+            return RoundtripResult(topic, error=f"kdiag could not create its probe topic {topic}: {error}",
+                                   error_code=error.split(":", 1)[0])
+        created = True
+    if conn is None:
+        return False
+    settling = {"LEADER_NOT_AVAILABLE"} | ({"UNKNOWN_TOPIC_OR_PARTITION"} if created else set())
+    settle_until = deadline.within(SETTLE_FOR)
+    state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=not create)
+    while state in settling and not settle_until.expired:
+        wait_time(settle_until, 0.05)
+        state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=not create)
+    if state is None:
+        return created
+    if state == "UNKNOWN_TOPIC_OR_PARTITION":
+        return RoundtripResult(topic, error=f"topic {topic} does not exist and the broker did not create it "
+                               "(auto.create.topics.enable=false?)", error_code=state)
+    return RoundtripResult(topic, error=f"topic {topic}: {state}", error_code=state)

@@ -43,3 +43,12 @@ def connect(address: str, port: int, *, timeout: float) -> tuple[TcpResult, sock
             error = f"no answer within {timeout:g}s (filtered: a firewall or security group drops the SYN?)"
         return TcpResult(status, address, port, error, elapsed_ms(started)), None
     return TcpResult("ok", address, port, None, elapsed_ms(started)), sock
+
+
+def connect_all(addresses: list[tuple[str, int]], *, timeout: float
+                ) -> list[tuple[TcpResult, socket.socket | None]]:
+    """``connect`` to each ``(address, port)`` at once (at most 32 in flight), in their order."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=max(1, min(len(addresses), 32))) as pool:
+        return list(pool.map(lambda a: connect(a[0], a[1], timeout=timeout), addresses))

@@ -164,7 +164,7 @@ def explain(data: bytes) -> None:
     from kdiag.explain.engine import explain as explain_blocks
     from kdiag.explain.engine import explanation_to_dict
     from kdiag.explain.reader import read_blocks
-    from kdiag.explain.secrets import Secrets
+    from kdiag.secrets import Secrets
 
     explanation = explain_blocks(read_blocks(io.BytesIO(data), max_line=512, block_size=257))
     json.dumps(explanation_to_dict(explanation))

@@ -150,14 +150,14 @@ def run_bootstrap_command(
     idle_check: float | None = None,
 ) -> ExitStatus:
     """``kdiag bootstrap``: validate, run the stages, print the report; exit 1 if it has problems."""
-    from kdiag.target import parse_bootstrap
+    from kdiag.target import check_topic_name, parse_bootstrap
 
     timeout = _seconds("--timeout", timeout)
     connect_timeout = _connect_timeout(env, connect_timeout, timeout)
     if metadata_version is not None and metadata_version not in METADATA_VERSIONS:
         raise UsageError(f"--metadata-version must be between 0 and 13, got {metadata_version}")
     if topic is not None:
-        _check_topic(topic)
+        check_topic_name(topic)
         if not roundtrip:
             env.warn("--topic is not used with --no-roundtrip")
     targets = parse_bootstrap(addresses)
@@ -252,17 +252,6 @@ def _connect_timeout(env: Environment, value: float | None, timeout: float) -> f
         env.note(f"--connect-timeout {value:g} is longer than --timeout {timeout:g}; using {timeout:g}")
         return timeout
     return value
-
-
-def _check_topic(name: str) -> None:
-    """Kafka's own rule for topic names (org.apache.kafka.common.internals.Topic.validate)."""
-    if not name or name in (".", ".."):
-        raise UsageError(f"--topic {name!r} is not a valid topic name")
-    if len(name) > 249:
-        raise UsageError(f"--topic is {len(name)} characters long (Kafka allows 249)")
-    bad = next((c for c in name if not (c.isascii() and (c.isalnum() or c in "._-"))), None)
-    if bad is not None:
-        raise UsageError(f"--topic {name!r}: topic names may hold only letters, digits, '.', '_' and '-', not {bad!r}")
 
 
 def _check_writable(path: str) -> None:

@@ -5,6 +5,7 @@ Spark (the ``fleet`` extra) is imported only inside ``kdiag.fleet.job``, and onl
 
 from __future__ import annotations
 
+import shlex
 from pathlib import Path
 from typing import Annotated, Optional
 
@@ -44,7 +45,7 @@ Exit status:
 GENERATE_HELP = """\
 Write N realistic reports (built with kdiag's report model and diagnosed by its rules) of C clusters
 probed by V vantages every 30 s: healthy periods, the seed scenarios' onsets and recoveries,
-duplicates, out-of-order files, a few lines that are not reports; and truth.json, the incidents
+duplicates, out-of-order files, a few lines that are not reports; and _truth.json, the incidents
 planted and every table as the plain-Python reference computes it. Deterministic by --seed.
 """
 
@@ -127,7 +128,7 @@ def generate_command(
     clusters: Annotated[int, typer.Option("--clusters", metavar="C", help="How many clusters.")] = 6,
     vantages: Annotated[int, typer.Option("--vantages", metavar="V", help="How many vantages.")] = 12,
     seed: Annotated[int, typer.Option("--seed", metavar="S", help="The random seed.")] = 0,
-    truth: Annotated[bool, typer.Option("--truth/--no-truth", help="Write truth.json (reads the output back).")] = True,
+    truth: Annotated[bool, typer.Option("--truth/--no-truth", help="Write _truth.json (reads the output back).")] = True,
     overwrite: OverwriteOption = False,
     debug: DebugOption = False,
 ) -> ExitStatus:
@@ -142,6 +143,7 @@ def generate_command(
         raise UsageError(str(exc)) from None
     env.write(f"{result.reports} reports ({result.lines} records with duplicates and junk) in {result.files} files "
               f"under {out}; {len(result.planted)} planted episodes\n")
+    env.write(f"Analyze them with: kdiag fleet analyze {shlex.quote(out)} --out {shlex.quote(out + '-analyzed')}\n")
     return ExitStatus.OK
 
 

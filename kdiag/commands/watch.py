@@ -18,14 +18,22 @@ import signal
 import sys
 import threading
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import SimpleNamespace
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
 from kdiag.exitstatus import ExitStatus, UsageError
+
+if TYPE_CHECKING:
+    from kdiag.orchestrate import BootstrapOptions
+    from kdiag.report import Endpoint
+    from kdiag.sinks import Sink
+    from kdiag.watch.identity import AgentIdentity
+    from kdiag.watch.log import AgentLog
 
 DEFAULT_LISTEN = "0.0.0.0:9108"
 MIN_INTERVAL, MAX_SECONDS = 0.1, 86400.0
@@ -231,20 +239,50 @@ def client_options_from_environment(environ: Mapping[str, str]) -> list[str]:
     return options
 
 
-# --- the run ----------------------------------------------------------------------------------------
+# --- configuration: every option checked before anything starts ------------------------------------
 
 
-def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading.Event | None = None,
-                      environ: Mapping[str, str] | None = None, exit_on_signal: bool = False) -> ExitStatus:
-    """Validate everything (UsageError, one line), bind the listener, then run until ``stop`` is set
-    or SIGTERM/SIGINT arrives; the sinks are flushed before it returns.
+@dataclass(frozen=True)
+class SinkConfig:
+    """Where reports go, checked: ``--report-stdout``, ``--report-dir`` and ``--report-topic``."""
 
-    With ``exit_on_signal`` (the command line), a signal ends the process right after the sinks are
-    flushed, skipping the interpreter's teardown: librdkafka's destroy can wait on unreachable
-    brokers, and a pod must be gone within its grace period (here: 2 s)."""
-    from dataclasses import replace
+    stdout: bool = False
+    directory: str | None = None
+    dir_max_bytes: int = 10 * 1024**2
+    dir_max_files: int = 10
+    dir_max_age: float = 300.0
+    topic: str | None = None
+    topic_targets: tuple[Endpoint, ...] = ()
+    spool_dir: str | None = None
+    spool_max_bytes: int = 64 * 1024**2
+    when_full: str = "drop-oldest"
 
-    from kdiag.target import parse_bootstrap
+    @property
+    def state_dir(self) -> Path | None:
+        """Where the agent id is kept: the spool's directory, else the report directory, else nowhere."""
+        where = self.spool_dir if self.topic is not None else self.directory
+        return Path(where) if where is not None else None
+
+
+@dataclass(frozen=True)
+class WatchConfig:
+    """The whole command line, checked: what ``start`` needs and nothing it must parse again."""
+
+    probe: BootstrapOptions
+    interval: float
+    idle_check: float | None
+    address: tuple[str, int]
+    ready_when: str
+    log_format: str
+    vantage: str | None
+    sinks: SinkConfig
+    client_settings: dict[str, str] = field(repr=False)
+
+
+def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, str] | None = None) -> WatchConfig:
+    """Every option parsed and checked (UsageError, one line); ``env`` learns the secrets to scrub."""
+    from kdiag.orchestrate import BootstrapOptions
+    from kdiag.target import check_topic_name, parse_bootstrap
 
     if not args.bootstrap:
         raise UsageError("no bootstrap address given: kdiag watch HOST:PORT, or set KDIAG_BOOTSTRAP")
@@ -258,103 +296,118 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     ready_when = choice("--ready-when", args.ready_when, ("probed", "healthy"))
     log_format = choice("--log-format", args.log_format, ("text", "json"))
     if args.topic is not None:
-        from kdiag.commands.bootstrap import _check_topic
-
-        _check_topic(args.topic)
-    dir_max_bytes = parse_size("--report-dir-max-bytes", args.report_dir_max_bytes, minimum=1024)
-    dir_max_files = parse_count("--report-dir-max-files", args.report_dir_max_files)
-    dir_max_age = parse_duration("--report-dir-max-age", args.report_dir_max_age)
-    spool_max_bytes = parse_size("--spool-max-bytes", args.spool_max_bytes, minimum=1024)
-    when_full = choice("--spool-when-full", args.spool_when_full, ("drop-oldest", "drop-newest"))
-    if args.report_topic is not None:
-        from kdiag.commands.bootstrap import _check_topic
-
-        try:
-            _check_topic(args.report_topic)
-        except UsageError as exc:
-            raise UsageError(str(exc).replace("--topic", "--report-topic")) from None
-        if args.spool_dir is None:
-            raise UsageError("--report-topic needs --spool-dir (where reports wait while the topic is unreachable)")
-    elif args.report_bootstrap is not None or args.spool_dir is not None:
-        raise UsageError("--report-bootstrap and --spool-dir go with --report-topic")
-    report_targets = parse_bootstrap(args.report_bootstrap) if args.report_bootstrap else targets
-
+        check_topic_name(args.topic)
+    sinks = configure_sinks(args, targets)
     x_options = client_options_from_environment(os.environ if environ is None else environ)
     settings = load_settings(env, [*x_options, *(args.client_settings or ())], args.command_config)
     _check_security(settings.settings)
-
-    from kdiag.orchestrate import BootstrapOptions
-    from kdiag.sinks import Sink
-    from kdiag.watch.log import AgentLog
-
-    probe_options = BootstrapOptions(
+    probe = BootstrapOptions(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=args.topic,
         roundtrip=not args.no_roundtrip, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, vantage_label=args.vantage or None,
     )
-    log = AgentLog(env.stderr, fmt=log_format, scrub=env.scrub)
+    return WatchConfig(probe, interval, idle_check, address, ready_when, log_format, args.vantage, sinks,
+                       dict(settings.settings))
+
+
+def configure_sinks(args: WatchArguments, targets: tuple[Endpoint, ...]) -> SinkConfig:
+    from kdiag.target import check_topic_name, parse_bootstrap
+
+    config = SinkConfig(
+        stdout=bool(args.report_stdout), directory=args.report_dir,
+        dir_max_bytes=parse_size("--report-dir-max-bytes", args.report_dir_max_bytes, minimum=1024),
+        dir_max_files=parse_count("--report-dir-max-files", args.report_dir_max_files),
+        dir_max_age=parse_duration("--report-dir-max-age", args.report_dir_max_age),
+        spool_max_bytes=parse_size("--spool-max-bytes", args.spool_max_bytes, minimum=1024),
+        when_full=choice("--spool-when-full", args.spool_when_full, ("drop-oldest", "drop-newest")),
+    )
+    if args.report_topic is None:
+        if args.report_bootstrap is not None or args.spool_dir is not None:
+            raise UsageError("--report-bootstrap and --spool-dir go with --report-topic")
+        return config
+    check_topic_name(args.report_topic, option="--report-topic")
+    if args.spool_dir is None:
+        raise UsageError("--report-topic needs --spool-dir (where reports wait while the topic is unreachable)")
+    topic_targets = parse_bootstrap(args.report_bootstrap) if args.report_bootstrap else targets
+    return replace(config, topic=args.report_topic, topic_targets=topic_targets, spool_dir=args.spool_dir)
+
+
+# --- the sinks -------------------------------------------------------------------------------------
+
+
+def build_sinks(config: WatchConfig, *, env: Environment, log: AgentLog, identity: AgentIdentity) -> list[Sink]:
+    """The sinks ``config`` asks for, in the order they are delivered to: stdout, directory, topic."""
     sinks: list[Sink] = []
-    state_dir = None
-    if args.report_stdout:
+    wanted = config.sinks
+    if wanted.stdout:
         from kdiag.sinks.stdout import StdoutSink
 
         sinks.append(StdoutSink(env.stdout, log=log.warning))
-    if args.report_dir is not None:
+    if wanted.directory is not None:
         from kdiag.sinks.directory import DirectorySink
 
-        sinks.append(DirectorySink(args.report_dir, max_bytes=dir_max_bytes, max_files=dir_max_files,
-                                   max_age=dir_max_age, log=log.warning))
-        state_dir = Path(args.report_dir)
-    spool = None
-    if args.report_topic is not None:
+        sinks.append(DirectorySink(wanted.directory, max_bytes=wanted.dir_max_bytes, max_files=wanted.dir_max_files,
+                                   max_age=wanted.dir_max_age, log=log.warning))
+    if wanted.topic is not None:
         from kdiag.sinks import SinkStats
         from kdiag.sinks.spool import Spool
+        from kdiag.sinks.topic import TopicSink
 
-        spool_stats = SinkStats()
-        spool = Spool(args.spool_dir, max_bytes=spool_max_bytes, when_full=when_full, stats=spool_stats,
+        stats = SinkStats()
+        spool = Spool(wanted.spool_dir, max_bytes=wanted.spool_max_bytes, when_full=wanted.when_full, stats=stats,
                       log=log.warning)
-        state_dir = Path(args.spool_dir)
+        sinks.append(TopicSink(wanted.topic, bootstrap=",".join(str(t) for t in wanted.topic_targets),
+                               settings=dict(config.client_settings), key=identity.id, spool=spool, stats=stats,
+                               log=log.warning, scrub=env.scrub))
+    return sinks
 
-    from kdiag.watch.agent import LoopSettings, WatchLoop, run_probe
+
+# --- the start -------------------------------------------------------------------------------------
+
+
+def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading.Event | None = None,
+                      environ: Mapping[str, str] | None = None, exit_on_signal: bool = False) -> ExitStatus:
+    """Validate everything (UsageError, one line), bind the listener, then run until ``stop`` is set
+    or SIGTERM/SIGINT arrives; the sinks are flushed before it returns.
+
+    With ``exit_on_signal`` (the command line), a signal ends the process right after the sinks are
+    flushed, skipping the interpreter's teardown: librdkafka's destroy can wait on unreachable
+    brokers, and a pod must be gone within its grace period (here: 2 s)."""
+    config = configure(args, env=env, environ=environ)
+    return start(config, env=env, stop=stop or threading.Event(), exit_on_signal=exit_on_signal)
+
+
+def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_on_signal: bool) -> ExitStatus:
+    """Bind the endpoints, then probe every interval until ``stop``; flush the sinks on the way out."""
     from kdiag.watch.http import HttpSettings, bind
     from kdiag.watch.identity import AgentIdentity
+    from kdiag.watch.log import AgentLog
+    from kdiag.watch.loop import LoopSettings, WatchLoop, run_probe
     from kdiag.watch.metrics import AgentMetrics
     from kdiag.watch.state import AgentState
 
-    identity = AgentIdentity(state_dir, log=log.warning)
-    if spool is not None:
-        from kdiag.sinks.topic import TopicSink
-
-        sinks.append(TopicSink(args.report_topic, bootstrap=",".join(str(t) for t in report_targets),
-                               settings=dict(settings.settings), key=identity.id, spool=spool, stats=spool_stats,
-                               log=log.warning, scrub=env.scrub))
+    log = AgentLog(env.stderr, fmt=config.log_format, scrub=env.scrub)
+    identity = AgentIdentity(config.sinks.state_dir, log=log.warning)
+    sinks = build_sinks(config, env=env, log=log, identity=identity)
     state = AgentState()
     metrics = AgentMetrics(state, sinks)
     try:
-        server = bind(address, settings=HttpSettings(interval, timeout, ready_when), state=state,
-                      registry=metrics.registry, probe_options=replace(probe_options), probe=run_probe,
+        server = bind(config.address, settings=HttpSettings(config.interval, config.probe.timeout, config.ready_when),
+                      state=state, registry=metrics.registry, probe_options=replace(config.probe), probe=run_probe,
                       scrub=env.scrub)
     except UsageError:
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         raise
-    stop = stop or threading.Event()
     received: list[int] = []
     _install_signal_handlers(stop, received, env)
     server.serve_in_background()
-    shown = f"[{address[0]}]:{address[1]}" if ":" in address[0] else f"{address[0]}:{address[1]}"
-    idle_note = f"; an idle connection asked every {idle_check:g} s" if idle_check is not None else ""
-    log.event("started", f"watching {','.join(str(t) for t in targets)} every {interval:g} s (deadline {timeout:g} s)"
-              f"{idle_note}; "
-              f"serving http://{shown}/metrics; agent {identity.id} "
-              + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
-              + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
-              agent_id=identity.id, listen=shown, vantage=args.vantage)
+    _log_started(config, log, identity, sinks)
     held = None
-    if idle_check is not None:
+    if config.idle_check is not None:
         from probes.idle import HeldConnection
 
-        held = HeldConnection(idle_check)
-    loop = WatchLoop(LoopSettings(probe_options, interval), identity=identity, state=state, metrics=metrics,
+        held = HeldConnection(config.idle_check)
+    loop = WatchLoop(LoopSettings(config.probe, config.interval), identity=identity, state=state, metrics=metrics,
                      sinks=sinks, log=log, scrub=env.scrub, probe=functools.partial(run_probe, held=held))
     try:
         loop.run(stop)
@@ -369,6 +422,18 @@ def run_watch_command(args: WatchArguments, *, env: Environment, stop: threading
     if received and exit_on_signal:
         _exit_now(int(status), env)
     return status
+
+
+def _log_started(config: WatchConfig, log: AgentLog, identity: AgentIdentity, sinks: Sequence[Sink]) -> None:
+    host, port = config.address
+    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    idle_note = f"; an idle connection asked every {config.idle_check:g} s" if config.idle_check is not None else ""
+    log.event("started", f"watching {','.join(str(t) for t in config.probe.targets)} every {config.interval:g} s "
+              f"(deadline {config.probe.timeout:g} s){idle_note}; "
+              f"serving http://{shown}/metrics; agent {identity.id} "
+              + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
+              + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
+              agent_id=identity.id, listen=shown, vantage=config.vantage)
 
 
 def _check_security(settings: dict[str, str]) -> None:

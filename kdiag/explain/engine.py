@@ -18,7 +18,7 @@ from kdiag.explain.findings import findings_from
 from kdiag.explain.observations import Observations
 from kdiag.explain.patterns import NEEDLES, Scanner
 from kdiag.explain.reader import Block, LogLine, read_blocks, text_blocks
-from kdiag.explain.secrets import SECRET_HINTS, Secrets
+from kdiag.secrets import SECRET_HINTS, Secrets
 from kdiag.finding import Finding, by_severity
 
 SCHEMA = "kdiag.explain/1"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.reader import LogLine
-from kdiag.explain.secrets import Secrets
+from kdiag.secrets import Secrets
 from kdiag.explain.sightings import CONNECT, Fact, Sighting
 from kdiag.report import Endpoint
 

@@ -12,7 +12,8 @@ stays broken: an ongoing incident). One vantage goes quiet two thirds of the way
 The output is what real sources look like: ``reports/part-*.jsonl`` written in overlapping time
 ranges (out of order across files), late arrivals, duplicates (a gzipped ``*.jsonl.gz`` re-delivery,
 and ticket attachments: pretty-printed ``tickets/*.json``), and a few lines that are not reports.
-``truth.json`` beside them holds the planted episodes and every table computed from the written
+``_truth.json`` beside them (its ``_`` keeps it out of ``kdiag fleet analyze OUT``, as Spark skips
+``_SUCCESS``) holds the planted episodes and every table computed from the written
 files by the plain-Python reference (``kdiag.fleet.reference``), the ground truth for the Spark job.
 
 A report's facts depend only on (cluster, state, vantage), so each (cluster, state) is built and
@@ -50,6 +51,7 @@ LATE_FRACTION = 0.005
 DUPLICATE_FRACTION = 0.01
 TICKETS = 3
 REPORTS_PER_FILE = 50_000
+TRUTH = "_truth.json"
 
 
 class GenerateError(ValueError):
@@ -362,15 +364,17 @@ def _timestamp(seconds: float) -> str:
 
 def generate(options: GenerateOptions, progress: Callable[[int], None] | None = None) -> GenerateResult:
     """Writes ``options.reports`` reports (plus duplicates and junk) under ``options.out`` and, unless
-    ``truth`` is off, ``truth.json``. Refuses an existing ``out`` unless ``overwrite``; writes into a
-    temporary sibling and renames it at the end, so nothing is half-written."""
+    ``truth`` is off, ``_truth.json``. Refuses an existing ``out`` unless ``overwrite``; creates its
+    missing parents; writes into a temporary sibling and renames it at the end, so nothing is half-written."""
     if options.reports < 1 or options.clusters < 1 or options.vantages < 1:
         raise GenerateError("--reports, --clusters and --vantages must be at least 1")
     out = options.out
     if out.exists() and not options.overwrite:
         raise GenerateError(f"{out} exists; give --overwrite to replace it")
-    if not out.parent.is_dir():
-        raise GenerateError(f"{out.parent} is not a directory")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise GenerateError(f"--out {out}: cannot create {out.parent} ({exc.strerror or exc})") from None
     work = out.parent / f".{out.name}.generating-{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     try:
@@ -386,7 +390,7 @@ def generate(options: GenerateOptions, progress: Callable[[int], None] | None = 
                                    "vantages": options.vantages, "seed": options.seed,
                                    "start": _timestamp(0), "interval_s": INTERVAL_S},
                      "planted": [asdict(p) for p in result.planted], "tables": tables}
-            (work / "truth.json").write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            (work / TRUTH).write_text(json.dumps(truth, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
         if out.exists():
             shutil.rmtree(out)
         work.rename(out)

@@ -1,6 +1,7 @@
 """What ``kdiag fleet analyze`` reads: paths, globs and directories of report files, or a Kafka topic.
 
-A directory stands for its ``*.jsonl``, ``*.jsonl.gz`` and ``*.json`` files (not recursively); a
+A directory stands for the ``*.jsonl``, ``*.jsonl.gz`` and ``*.json`` files below it (recursively;
+as in Spark, names starting with ``_`` or ``.`` are skipped: ``_truth.json``, ``_spark_metadata``); a
 glob is taken as given. ``*.json`` files hold one (pretty-printed) report each, as attached to tickets;
 the others one report a line. ``kafka://BOOTSTRAP/TOPIC`` is a batch read of a report topic.
 Local inputs are checked here (missing or unreadable: a one-line ``InputError``); ``hdfs://``,
@@ -73,16 +74,31 @@ def classify(paths: list[str] | tuple[str, ...]) -> tuple[FileInputs, tuple[Kafk
     return FileInputs(tuple(lines), tuple(whole)), tuple(topics)
 
 
+def hidden(name: str) -> bool:
+    """Spark's rule for names its file sources skip: metadata and temporary files."""
+    return name.startswith(("_", "."))
+
+
+def below(directory: str) -> list[str]:
+    """The report files in ``directory`` and its subdirectories, hidden names skipped, sorted."""
+    found = []
+    for root, dirs, names in os.walk(directory):
+        dirs[:] = [name for name in dirs if not hidden(name)]
+        found.extend(os.path.join(root, name) for name in names
+                     if name.endswith(LINE_SUFFIXES + FILE_SUFFIXES) and not hidden(name)
+                     and os.path.isfile(os.path.join(root, name)))
+    return sorted(found)
+
+
 def local_files(path: str) -> list[str]:
     """The report files a local path, glob or directory stands for; InputError when there are none."""
     local = _local(path)
     if os.path.isdir(local):
-        found = sorted(os.path.join(local, name) for name in os.listdir(local)
-                       if name.endswith(LINE_SUFFIXES + FILE_SUFFIXES) and os.path.isfile(os.path.join(local, name)))
-        if not found and not os.access(local, os.R_OK | os.X_OK):
+        if not os.access(local, os.R_OK | os.X_OK):
             raise InputError(f"{path}: cannot read this directory")
+        found = below(local)
         if not found:
-            raise InputError(f"{path}: no *.jsonl, *.jsonl.gz or *.json files in this directory")
+            raise InputError(f"{path}: no *.jsonl, *.jsonl.gz or *.json files in this directory or below it")
     elif glob.has_magic(local):
         found = sorted(p for p in glob.glob(local) if os.path.isfile(p))
         if not found:

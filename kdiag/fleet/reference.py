@@ -24,7 +24,7 @@ SAMPLE_CHARS = 500
 
 def scrub_sample(line: str) -> str:
     """A rejected line as it may be shown: its secrets masked (the explain scrubber), cut to 500 chars."""
-    from kdiag.explain.secrets import Secrets
+    from kdiag.secrets import Secrets
 
     secrets = Secrets()
     secrets.learn(line)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import time
 import urllib.request
@@ -18,13 +17,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kdiag.lab.kafka import free_ports
+
 START_TIMEOUT_S = 180.0
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def spark_home() -> Path:
@@ -50,7 +45,7 @@ class StandaloneCluster:
         """A master and ``workers`` workers, each with ``cores`` cores and ``memory``; waits until every
         worker has registered. Raises RuntimeError (with the logs' tail) when they do not come up."""
         workdir.mkdir(parents=True, exist_ok=True)
-        port, ui_port = free_port(), free_port()
+        port, ui_port, *worker_ui_ports = free_ports(2 + workers)  # one call: two may hand out one port twice
         env = {**os.environ, "SPARK_HOME": str(spark_home()), "SPARK_LOCAL_IP": "127.0.0.1",
                "SPARK_LOG_DIR": str(workdir), "SPARK_WORKER_DIR": str(workdir / "work")}
         cluster = cls(f"spark://127.0.0.1:{port}", ui_port, workdir)
@@ -61,7 +56,7 @@ class StandaloneCluster:
             for n in range(workers):
                 cluster._spawn(f"worker{n}", spark_class(
                     "org.apache.spark.deploy.worker.Worker", cluster.url, "--host", "127.0.0.1",
-                    "--cores", str(cores), "--memory", memory, "--webui-port", str(free_port()),
+                    "--cores", str(cores), "--memory", memory, "--webui-port", str(worker_ui_ports[n]),
                     "--work-dir", str(workdir / f"worker{n}")), env)
             cluster._wait(lambda: (cluster.state() or {}).get("aliveworkers") == workers, timeout,
                           f"{workers} workers registered")

@@ -28,7 +28,7 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from types import MappingProxyType
 
@@ -355,13 +355,13 @@ class BrokerSpec:
         return properties
 
 
-def free_port(host: str = "127.0.0.1") -> int:
-    """A TCP port on ``host`` that nothing listens on right now (for tests; another process may take it)."""
-    return free_ports(1, host=host)[0]
-
-
 def free_ports(count: int, *, host: str = "127.0.0.1") -> list[int]:
-    """``count`` distinct free ports on ``host``: every socket stays bound until all are chosen."""
+    """``count`` distinct free ports on ``host``: every socket stays bound until all are chosen.
+
+    The one way to pick ports (for tests; another process may take one before it is bound). Every port
+    something needs is chosen in one call: once a call returns its sockets are closed, and the kernel may
+    hand the same port to the next call, so two calls for one broker can give two listeners one port.
+    """
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     with ExitStack() as stack:
         ports = []
@@ -373,11 +373,20 @@ def free_ports(count: int, *, host: str = "127.0.0.1") -> list[int]:
 
 
 def loopback_specs(
-    count: int = 1, *, host: str = "127.0.0.1", overrides: Mapping[str, str] | None = None
+    count: int = 1, *, host: str = "127.0.0.1", overrides: Mapping[str, str] | None = None,
+    ports: Sequence[int] | None = None,
 ) -> tuple[BrokerSpec, ...]:
     """Specs for ``count`` combined nodes on ``host`` with free ports: node ids 1..count, one PLAINTEXT
-    listener each advertised as bound, and one shared controller quorum."""
-    ports = free_ports(2 * count, host=host)
+    listener each advertised as bound, and one shared controller quorum.
+
+    ``ports``: the ``2 * count`` ports to use (client ports, then controller ports) when the caller needs
+    more ports for the same brokers (more listeners, an address nothing listens on): it takes them all
+    from one ``free_ports`` call and passes these on. Without it, the specs' ports come from a call of
+    their own."""
+    if ports is None:
+        ports = free_ports(2 * count, host=host)
+    if len(ports) != 2 * count or len(set(ports)) != len(ports):
+        raise ValueError(f"loopback_specs({count}) needs {2 * count} distinct ports, got {list(ports)}")
     client_ports, controller_ports = ports[:count], ports[count:]
     voters = ",".join(f"{node}@{host}:{port}" for node, port in enumerate(controller_ports, start=1))
     specs = []
@@ -395,6 +404,25 @@ def loopback_specs(
             )
         )
     return tuple(specs)
+
+
+def two_listener_spec(
+    advertised_host: str, advertised_port: int | None = None, *, overrides: Mapping[str, str] | None = None,
+    ports: Sequence[int] | None = None,
+) -> BrokerSpec:
+    """One loopback node whose clients' listener, EXTERNAL, is advertised as ``advertised_host`` at
+    ``advertised_port`` (its own port by default), beside an INTERNAL listener for inter-broker traffic,
+    advertised as bound.
+
+    ``ports``: (external, controller, internal), when the caller needs more ports for the same broker
+    (say an advertised port nothing listens on) and took them all from one ``free_ports`` call."""
+    external_port, controller_port, internal_port = ports if ports is not None else free_ports(3)
+    spec = loopback_specs(1, overrides=overrides, ports=(external_port, controller_port))[0]
+    external = Listener("EXTERNAL", "127.0.0.1", external_port)
+    internal = Listener("INTERNAL", "127.0.0.1", internal_port)
+    advertised = Listener("EXTERNAL", advertised_host, external_port if advertised_port is None else advertised_port)
+    return replace(spec, listeners=(external, internal), advertised=(internal, advertised),
+                   inter_broker_listener="INTERNAL")
 
 
 def new_cluster_id() -> str:

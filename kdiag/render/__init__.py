@@ -23,7 +23,7 @@ def render(report: Report, fmt: Format, *, width: int = 100, color: bool = False
     (``kdiag.render.safe``); JSON is exact (``Environment.write`` scrubs it as it is written)."""
     from dataclasses import replace
 
-    from kdiag.clientconfig import redact
+    from kdiag.secrets import redact
 
     # Whoever built the report should have masked the secrets in its client settings; a renderer
     # is the last place a password could still leak, so mask them again.

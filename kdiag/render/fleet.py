@@ -2,7 +2,7 @@
 
 A pure function of the tables (rows as dicts, as ``kdiag.fleet.job`` and ``kdiag.fleet.reference``
 produce them) to text. Cluster names, vantage labels and sources came from the reports, so they pass
-through ``printable`` before they reach the terminal.
+through the one sanitizer (``kdiag.render.safe.printable``) before they reach the terminal.
 """
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
+from kdiag.render.safe import MAX_NAME, MAX_TEXT, printable
+
 TOP = 10
 
 
-def printable(text: Any) -> str:
-    """Outside text made safe for a terminal: control characters (escape sequences) shown as \\xNN.
-
-    TODO(kdiag/render/safe.py): use the one sanitizer being consolidated under kdiag/render/ once it lands."""
-    return "".join(ch if ch.isprintable() else f"\\x{ord(ch):02x}" for ch in str(text))
+def outside(text: Any, *, limit: int = MAX_TEXT) -> Text:
+    """A cell of outside text: through the one sanitizer, and as plain text (a ``[`` in it is not markup)."""
+    return Text(printable(str(text), limit=limit))
 
 
 def when(value: Any) -> str:
@@ -68,8 +68,8 @@ def render_summary(tables: dict[str, list[dict[str, Any]]], *, width: int = 100,
         for column in ("cluster", "error reports", "warning reports", "ongoing", "findings"):
             table.add_column(column)
         for row in worst[:TOP]:
-            table.add_row(printable(row["cluster"]), str(row["errors"]), str(row["warnings"]), str(row["ongoing"]),
-                          printable(", ".join(row["findings"])))
+            table.add_row(outside(row["cluster"]), str(row["errors"]), str(row["warnings"]), str(row["ongoing"]),
+                          outside(", ".join(row["findings"])))
         console.print(table)
     else:
         console.print("No cluster has a problem in these reports.")
@@ -80,7 +80,7 @@ def render_summary(tables: dict[str, list[dict[str, Any]]], *, width: int = 100,
         for column in ("cluster", "finding", "since", "vantages", "peak", "reports"):
             table.add_column(column)
         for row in sorted(ongoing, key=lambda r: (str(r["onset"]), r["cluster"], r["finding_id"])):
-            table.add_row(printable(row["cluster"]), printable(row["finding_id"]), when(row["onset"]),
+            table.add_row(outside(row["cluster"]), outside(row["finding_id"], limit=MAX_NAME), when(row["onset"]),
                           str(row["vantages"]), str(row["peak_vantages"]), str(row["reports"]))
         console.print(table)
     resolved = sum(1 for row in tables.get("incidents", []) if row["resolved"] is not None)
@@ -93,7 +93,7 @@ def render_summary(tables: dict[str, list[dict[str, Any]]], *, width: int = 100,
             table.add_column(column)
         for row in stale:
             interval = row.get("interval_s")
-            table.add_row(printable(row["vantage"]), when(row["last_seen"]),
+            table.add_row(outside(row["vantage"], limit=MAX_NAME), when(row["last_seen"]),
                           "-" if interval is None else f"{interval:.0f} s")
         console.print(table)
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import socket
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +23,7 @@ from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Report
 from kdiag.watch.metrics import build_info, probe_registry
-from kdiag.watch.prober import BoundedRunner
+from kdiag.watch.bounded import BoundedRunner
 from kdiag.watch.state import AgentState, probe_succeeded
 
 READY_WHEN = ("probed", "healthy")
@@ -109,9 +108,10 @@ class _Handler(BaseHTTPRequestHandler):
 
     def livez(self, _query) -> None:
         settings = self.server.settings
-        snapshot = self.server.state.snapshot()
+        state = self.server.state
+        snapshot = state.snapshot()
         since = snapshot.last_finished if snapshot.last_finished is not None else snapshot.started
-        quiet = time.monotonic() - since
+        quiet = state.clock() - since
         limit = 2 * settings.interval + settings.timeout
         if quiet > limit:
             self.answer(503, f"no probe finished for {quiet:.0f} s (limit {limit:g} s)\n")

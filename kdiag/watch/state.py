@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from kdiag.report import Report
@@ -30,9 +31,14 @@ class Snapshot:
 
 
 class AgentState:
-    def __init__(self) -> None:
+    """``clock`` (monotonic seconds: ``/livez``) and ``wall`` (Unix time: the metrics' timestamps) are
+    injectable, so tests move time by hand instead of sleeping."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic, wall: Callable[[], float] = time.time) -> None:
+        self.clock = clock
+        self.wall = wall
         self._lock = threading.Lock()
-        self._snapshot = Snapshot(started=time.monotonic())
+        self._snapshot = Snapshot(started=clock())
 
     def snapshot(self) -> Snapshot:
         with self._lock:
@@ -43,17 +49,17 @@ class AgentState:
         with self._lock:
             s = self._snapshot
             self._snapshot = Snapshot(s.report, s.report_json, s.brokers, s.last_probe_time, s.last_success_time,
-                                      time.monotonic(), s.started)
+                                      self.clock(), s.started)
 
     def record(self, report: Report, report_json: str) -> None:
-        now = time.time()
+        now = self.wall()
         with self._lock:
             s = self._snapshot
             brokers = broker_series(report)
             if report.cluster is None:  # no metadata this time: the brokers it last listed are all down
                 brokers = {key: (False, float("nan")) for key in s.brokers}
             success = now if probe_succeeded(report) else s.last_success_time
-            self._snapshot = Snapshot(report, report_json, brokers, now, success, time.monotonic(), s.started)
+            self._snapshot = Snapshot(report, report_json, brokers, now, success, self.clock(), s.started)
 
 
 def probe_succeeded(report: Report) -> bool:

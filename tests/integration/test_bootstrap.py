@@ -11,20 +11,11 @@ from dataclasses import replace
 
 import pytest
 
-from kdiag.lab.kafka import DEFAULT_VERSIONS, KafkaBroker, KafkaCluster, Listener, free_port, loopback_specs
+from kdiag.lab.kafka import (DEFAULT_VERSIONS, KafkaBroker, KafkaCluster, Listener, free_ports, loopback_specs,
+                             two_listener_spec)
 from tests.kdiag_cli import run_kdiag
 
 EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
-
-
-def two_listener_spec(advertised_external: Listener):
-    """INTERNAL (inter-broker, advertised as bound) + EXTERNAL advertised as the scenario says."""
-    spec = loopback_specs(1)[0]
-    internal = Listener("INTERNAL", "127.0.0.1", free_port())
-    external = Listener("EXTERNAL", "127.0.0.1", spec.listeners[0].port)
-    advertised = replace(advertised_external, name="EXTERNAL")
-    return replace(spec, listeners=(external, internal), advertised=(internal, advertised),
-                   inter_broker_listener="INTERNAL")
 
 
 @pytest.fixture(scope="module", params=DEFAULT_VERSIONS)
@@ -37,9 +28,7 @@ def healthy_broker(request, tmp_path_factory):
 @pytest.fixture(scope="module")
 def ec2_broker(tmp_path_factory):
     """The seed's EC2 broker: the client reaches it, but it advertises its internal name."""
-    spec = two_listener_spec(Listener("EXTERNAL", EC2_INTERNAL, 0))
-    port = spec.listeners[0].port
-    spec = replace(spec, advertised=(spec.advertised[0], Listener("EXTERNAL", EC2_INTERNAL, port)))
+    spec = two_listener_spec(EC2_INTERNAL)
     with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("ec2")) as broker:
         yield broker
 
@@ -114,8 +103,8 @@ def test_no_listener_scan_leaves_the_other_ports_alone(ec2_broker):
 
 @pytest.mark.broker
 def test_advertised_port_with_nothing_behind_it_is_advertised_unreachable(tmp_path):
-    dead_port = free_port()
-    spec = two_listener_spec(Listener("EXTERNAL", "127.0.0.1", dead_port))
+    external, controller, internal, dead_port = free_ports(4)
+    spec = two_listener_spec("127.0.0.1", dead_port, ports=(external, controller, internal))
     with KafkaBroker.start(spec, workdir=tmp_path) as broker:
         run = run_kdiag("bootstrap", broker.bootstrap_servers, "--json")
     assert run.exit_code == 1, run.stderr
@@ -127,10 +116,11 @@ def test_advertised_port_with_nothing_behind_it_is_advertised_unreachable(tmp_pa
 
 @pytest.mark.broker
 def test_broker_advertising_another_brokers_address_is_caught_as_duplicate_and_wrong_broker(tmp_path):
-    specs = list(loopback_specs(3))
+    ports = free_ports(9)
+    specs = list(loopback_specs(3, ports=ports[:6]))
     # Every node keeps a correct INTERNAL listener for inter-broker traffic; node 3's client
     # listener advertises node 2's host:port.
-    internal = [Listener("INTERNAL", "127.0.0.1", free_port()) for _ in specs]
+    internal = [Listener("INTERNAL", "127.0.0.1", port) for port in ports[6:]]
     clients = [replace(s.listeners[0], name="CLIENT") for s in specs]
     advertised = [clients[0], clients[1], clients[1]]
     specs = [replace(s, listeners=(c, i), advertised=(i, a), inter_broker_listener="INTERNAL")

@@ -32,7 +32,7 @@ from kdiag.capture.session import analyse_file, finish_live_capture, start_live_
 from kdiag.capture.live import has_capture_permission
 from kdiag.capture.model import CaptureSummary
 from kdiag.render.pcap import render_text
-from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
+from kdiag.lab.kafka import KafkaBroker, two_listener_spec
 from probes.codec import ApiVersionsRequest, KafkaClientProtocol, MetadataRequest
 
 pytestmark = pytest.mark.broker
@@ -224,13 +224,7 @@ def test_live_capture_around_the_bootstrap_probe_sees_the_advertised_brokers(kaf
 def internal_name_broker(tmp_path_factory):
     """A lab scenario: the client's listener (EXTERNAL) advertises a name that does not resolve here,
     like an EC2 internal name seen from outside the VPC."""
-    from dataclasses import replace
-
-    spec = loopback_specs(1)[0]
-    external = Listener("EXTERNAL", "127.0.0.1", spec.listeners[0].port)
-    internal = Listener("INTERNAL", "127.0.0.1", free_port())
-    spec = replace(spec, listeners=(external, internal), inter_broker_listener="INTERNAL",
-                   advertised=(internal, Listener("EXTERNAL", "kafka-1.internal", external.port)))
+    spec = two_listener_spec("kafka-1.internal")
     with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("internal-name")) as broker:
         yield broker
 

@@ -9,7 +9,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -19,17 +18,12 @@ from pathlib import Path
 
 import yaml
 
+from kdiag.lab.kafka import free_ports
 from tests.kdiag_cli import REPO
 
 POD = REPO / "deploy" / "kubernetes" / "pod.yaml"
 COMPOSE = REPO / "deploy" / "compose" / "compose.yaml"
 PASSWORD = "s3cret-from-the-mounted-Secret"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def get(url: str) -> tuple[int, str]:
@@ -40,9 +34,8 @@ def get(url: str) -> tuple[int, str]:
         return error.code, error.read().decode()
 
 
-def moved(env: dict[str, str], tmp_path: Path, bootstrap: str) -> tuple[dict[str, str], str]:
-    """The manifest's environment with its bootstrap, listener and paths moved here."""
-    port = free_port()
+def moved(env: dict[str, str], tmp_path: Path, bootstrap: str, port: int) -> tuple[dict[str, str], str]:
+    """The manifest's environment with its bootstrap, listener (on ``port``) and paths moved here."""
     env = {k: v.replace("/var/lib/kdiag", str(tmp_path / "state")).replace("/run/secrets", str(tmp_path / "secrets"))
            for k, v in env.items()}
     env.update(KDIAG_BOOTSTRAP=bootstrap, KDIAG_LISTEN=f"127.0.0.1:{port}")
@@ -100,7 +93,8 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
         value = variable.get("value") or fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
         env[variable["name"]] = re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], value)
     assert env["KDIAG_VANTAGE"] == "k8s/prod-eu/payments/payments"
-    env, base = moved(env, tmp_path, f"127.0.0.1:{free_port()}")
+    listen, refused = free_ports(2)  # one call: two calls may hand out one port twice
+    env, base = moved(env, tmp_path, f"127.0.0.1:{refused}", listen)
     secret = Path(env["KDIAG_CLIENT_SASL_PASSWORD_FILE"])
     secret.parent.mkdir(parents=True)
     secret.write_text(PASSWORD)
@@ -118,7 +112,9 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
 def test_the_compose_sidecars_environment_runs_kdiag_watch_against_a_real_broker(tmp_path, kafka_broker):
     """The compose file's kdiag, its BOB address moved to the real broker: healthy, reports on its volume."""
     service = yaml.safe_load(COMPOSE.read_text())["services"]["kdiag"]
-    env, base = moved({k: str(v) for k, v in service["environment"].items()}, tmp_path, kafka_broker.bootstrap_servers)
+    [listen] = free_ports(1)
+    env, base = moved({k: str(v) for k, v in service["environment"].items()}, tmp_path, kafka_broker.bootstrap_servers,
+                      listen)
     metrics, report, _log = run_watch(service["command"], env, base, tmp_path)
     found = [(f["id"], f["title"]) for f in json.loads(report)["findings"]]
     assert sample(metrics, "kdiag_probe_success") == 1, found  # a failure says what the probe found

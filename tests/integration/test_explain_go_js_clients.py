@@ -28,12 +28,12 @@ from __future__ import annotations
 import shlex
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import pytest
 
-from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
+from kdiag.lab.kafka import KafkaBroker, Listener, free_ports, loopback_specs
 from tests.integration.real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured, Client,
                                             assert_explains, create_topic, run_clients)
 from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
@@ -92,19 +92,39 @@ def each_library(bootstrap: str, *, tls: bool = False, sasl_password: str | None
 # --- one broker, one listener per situation ------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class Ports:
+    """Every port this module needs, from one ``free_ports`` call: ports from two calls may be one port
+    (the first call's sockets are closed when the second binds), and Kafka refuses two listeners on one."""
+
+    ec2: int
+    controller: int
+    internal: int
+    dead: int
+    dead_advertised: int  # DEAD's advertised port: nothing listens there
+    tls: int
+    sasl: int
+    refused: int  # the refused bootstrap: nothing listens there
+
+
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path) -> Iterator[KafkaBroker]:
+def ports() -> Ports:
+    return Ports(*free_ports(len(fields(Ports))))
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path, ports: Ports) -> Iterator[KafkaBroker]:
     jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
             'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
-    base = loopback_specs(1)[0]
-    ec2 = Listener("EC2", "127.0.0.1", base.listeners[0].port)
-    internal = Listener("INTERNAL", "127.0.0.1", free_port())
-    dead = Listener("DEAD", "127.0.0.1", free_port())
-    tls = Listener("SSL", "127.0.0.1", free_port(), protocol="SSL")
-    sasl = Listener("SASL_PLAINTEXT", "127.0.0.1", free_port(), protocol="SASL_PLAINTEXT")
+    base = loopback_specs(1, ports=(ports.ec2, ports.controller))[0]
+    ec2 = Listener("EC2", "127.0.0.1", ports.ec2)
+    internal = Listener("INTERNAL", "127.0.0.1", ports.internal)
+    dead = Listener("DEAD", "127.0.0.1", ports.dead)
+    tls = Listener("SSL", "127.0.0.1", ports.tls, protocol="SSL")
+    sasl = Listener("SASL_PLAINTEXT", "127.0.0.1", ports.sasl, protocol="SASL_PLAINTEXT")
     spec = replace(
         base, listeners=(ec2, internal, dead, tls, sasl), inter_broker_listener="INTERNAL",
-        advertised=(internal, replace(ec2, host=EC2_INTERNAL), replace(dead, port=free_port()), tls, sasl),
+        advertised=(internal, replace(ec2, host=EC2_INTERNAL), replace(dead, port=ports.dead_advertised), tls, sasl),
         overrides={"auto.create.topics.enable": "false",
                    "ssl.keystore.location": str(certificates / "broker.p12"), "ssl.keystore.password": "changeit",
                    "ssl.key.password": "changeit", "ssl.keystore.type": "PKCS12",
@@ -120,12 +140,12 @@ def at(broker: KafkaBroker, listener: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def captured(broker: KafkaBroker, filtered_port: int) -> dict[str, Captured]:
+def captured(broker: KafkaBroker, filtered_port: int, ports: Ports) -> dict[str, Captured]:
     """Every situation × every library, all running at once: ``{"<situation>.<library>": Captured}``."""
     scenarios = {
         "ec2_internal_advertised": each_library(at(broker, "EC2")),
         "advertised_dead_port": each_library(at(broker, "DEAD")),
-        "bootstrap.refused": each_library(f"127.0.0.1:{free_port()}"),
+        "bootstrap.refused": each_library(f"127.0.0.1:{ports.refused}"),
         "bootstrap.unresolvable": each_library(f"{UNRESOLVABLE}:9092"),
         "bootstrap.filtered": each_library(f"127.0.0.1:{filtered_port}"),
         "tls.untrusted": each_library(at(broker, "SSL"), tls=True),

@@ -26,7 +26,8 @@ from pathlib import Path
 import pytest
 
 from kdiag.lab.certs import client_auth_listener, issue, make_ca, pem_keystore, pkcs12_keystore
-from kdiag.lab.kafka import BrokerSpec, KafkaBroker, Listener, cache_root, free_port, install, loopback_specs
+from kdiag.lab.kafka import (BrokerSpec, KafkaBroker, Listener, cache_root, free_ports, install, loopback_specs,
+                             two_listener_spec)
 from tests.integration.real_clients import (CLIENT_TIMEOUT, EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD,
                                             Captured, Client, assert_explains, create_topic, internal_bootstrap,
                                             run_clients)
@@ -125,23 +126,13 @@ def console_producer(tmp_path_factory: pytest.TempPathFactory) -> ConsoleProduce
 # --- brokers in failing configurations ----------------------------------------------------------------
 
 
-def two_listener_spec(advertised_host: str, advertised_port: int | None = None, **overrides: str):
-    """EXTERNAL (the one clients use, advertised as the scenario says) + INTERNAL (inter-broker,
-    advertised as bound)."""
-    spec = loopback_specs(1, overrides=overrides)[0]
-    internal = Listener("INTERNAL", "127.0.0.1", free_port())
-    external = Listener("EXTERNAL", "127.0.0.1", spec.listeners[0].port)
-    advertised = Listener("EXTERNAL", advertised_host, advertised_port or external.port)
-    return replace(spec, listeners=(external, internal), advertised=(internal, advertised),
-                   inter_broker_listener="INTERNAL")
-
-
 def secured_spec(protocol: str, **overrides: str) -> tuple[BrokerSpec, Listener, Listener]:
     """A broker whose client listener (named after ``protocol``) is secured, and a PLAINTEXT INTERNAL
     listener for inter-broker traffic: (spec, secured listener, internal listener)."""
-    base = loopback_specs(1)[0]
-    secured = Listener(protocol, "127.0.0.1", base.listeners[0].port, protocol=protocol)
-    internal = Listener("INTERNAL", "127.0.0.1", free_port())
+    secured_port, controller_port, internal_port = free_ports(3)
+    base = loopback_specs(1, ports=(secured_port, controller_port))[0]
+    secured = Listener(protocol, "127.0.0.1", secured_port, protocol=protocol)
+    internal = Listener("INTERNAL", "127.0.0.1", internal_port)
     spec = replace(base, listeners=(internal, secured), advertised=(internal, secured),
                    inter_broker_listener="INTERNAL", overrides=overrides)
     return spec, secured, internal
@@ -201,7 +192,8 @@ def test_java_producer_gives_up_with_expiring_after_the_unresolvable_name(ec2_cl
 
 @pytest.fixture(scope="module")
 def dead_port_clients(tmp_path_factory, console_producer) -> dict[str, Captured]:
-    spec = two_listener_spec("127.0.0.1", free_port())
+    external, controller, internal, dead = free_ports(4)
+    spec = two_listener_spec("127.0.0.1", dead, ports=(external, controller, internal))
     with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("dead-port")) as broker:
         create_topic(broker)
         bootstrap = broker.bootstrap_servers
@@ -225,7 +217,8 @@ def test_advertised_dead_port_is_advertised_unreachable(dead_port_clients, clien
 
 @pytest.fixture(scope="module")
 def bootstrap_clients(console_producer, filtered_port) -> dict[str, Captured]:
-    refused = f"127.0.0.1:{free_port()}"
+    [port] = free_ports(1)
+    refused = f"127.0.0.1:{port}"
     unresolvable = f"{UNRESOLVABLE}:9092"
     filtered = f"127.0.0.1:{filtered_port}"
     setup = "socket.connection.setup.timeout.ms=1000"
@@ -364,10 +357,11 @@ def mtls_clients(tmp_path_factory, console_producer) -> dict[str, Captured]:
     intruder_store = pkcs12_keystore(rogue, "intruder", "intruder-secret")
     ca = make_ca(pki)
     broker_store = issue(pki, "broker", san="IP:127.0.0.1")
-    base = loopback_specs(1)[0]
-    internal = Listener("INTERNAL", "127.0.0.1", base.listeners[0].port)
-    mtls = Listener("MTLS", "127.0.0.1", free_port(), protocol="SSL")
-    mtls12 = Listener("MTLS12", "127.0.0.1", free_port(), protocol="SSL")
+    internal_port, controller_port, mtls_port, mtls12_port = free_ports(4)
+    base = loopback_specs(1, ports=(internal_port, controller_port))[0]
+    internal = Listener("INTERNAL", "127.0.0.1", internal_port)
+    mtls = Listener("MTLS", "127.0.0.1", mtls_port, protocol="SSL")
+    mtls12 = Listener("MTLS12", "127.0.0.1", mtls12_port, protocol="SSL")
     overrides = {**pem_keystore("MTLS", broker_store), **client_auth_listener("MTLS", ca),
                  **pem_keystore("MTLS12", broker_store), **client_auth_listener("MTLS12", ca, protocols="TLSv1.2")}
     spec = replace(base, listeners=(internal, mtls, mtls12), advertised=(internal, mtls, mtls12),

@@ -204,7 +204,7 @@ def test_broker_is_killed_when_the_process_that_started_it_is_killed(tmp_path: P
 
 
 def test_broker_that_cannot_bind_its_listener_raises_with_version_workdir_and_log(tmp_path: Path) -> None:
-    with socket.create_server(("127.0.0.1", 0)) as taken:
+    with socket.create_server(("127.0.0.1", 0)) as taken:  # bound first: the controller may not draw its port
         spec = replace(loopback_specs(1)[0], listeners=(Listener("PLAINTEXT", "127.0.0.1", taken.getsockname()[1]),))
         spec = replace(spec, advertised=spec.listeners)
 
@@ -232,8 +232,8 @@ def test_broker_not_ready_by_the_deadline_is_stopped_and_raises(tmp_path: Path) 
 
 
 def test_cluster_with_a_node_that_cannot_start_fails_fast_and_stops_the_others(tmp_path: Path) -> None:
-    specs = list(loopback_specs(3))
-    with socket.create_server(("127.0.0.1", 0)) as taken:
+    with socket.create_server(("127.0.0.1", 0)) as taken:  # bound first: no spec below may draw its port
+        specs = list(loopback_specs(3))
         blocked = Listener("PLAINTEXT", "127.0.0.1", taken.getsockname()[1])
         specs[1] = replace(specs[1], listeners=(blocked,), advertised=(blocked,))
         started = time.monotonic()

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kdiag.lab.kafka import free_port
+from kdiag.lab.kafka import free_ports
 from tests.kdiag_cli import run_kdiag
 from tests.netns_broker import BROKER_BOOTSTRAP, CLIENT_ADDRESS, broker_beside_client
 
@@ -22,7 +22,8 @@ def errors(run) -> set[str]:  # type: ignore[no-untyped-def]
 def test_a_frozen_broker_is_broker_stalled_within_the_timeout(kafka_broker):
     """SIGSTOP, as a long stop-the-world GC pause or a hung JVM looks from outside: the kernel still
     completes the TCP handshake and buffers the request; nothing reads it."""
-    startup = run_kdiag("bootstrap", f"127.0.0.1:{free_port()}", "--json", "--no-listener-scan").seconds
+    [refused] = free_ports(1)
+    startup = run_kdiag("bootstrap", f"127.0.0.1:{refused}", "--json", "--no-listener-scan").seconds
     with kafka_broker.frozen():
         run = run_kdiag("bootstrap", kafka_broker.bootstrap_servers, "--json", "--timeout", str(TIMEOUT))
     assert run.exit_code == 1, run.stderr

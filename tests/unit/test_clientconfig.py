@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from kdiag.clientconfig import (
-    LIBRDKAFKA_PROPERTIES, ClientSettings, from_java_properties, is_secret, load_client_settings,
+    LIBRDKAFKA_PROPERTIES, ClientSettings, from_java_properties, load_client_settings,
     parse_java_properties, parse_x_option, parse_x_options, read_command_config,
 )
 from kdiag.exitstatus import UsageError
+from kdiag.secrets import is_secret
 
 PASSWORD = "alice-s3cret!"
 

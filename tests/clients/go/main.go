@@ -1,9 +1,9 @@
-// Command produce sends one message with Sarama or franz-go, the way a small Go app does: the
-// library's defaults apart from the connection settings a scenario needs (TLS, SASL), the library's
-// logger on stderr as their docs show (sarama.Logger; kgo.BasicLogger at INFO), and the error printed
-// with log.Fatal.
+// Command produce sends one message with Sarama, franz-go or segmentio/kafka-go, the way a small Go
+// app does: the library's defaults apart from the connection settings a scenario needs (TLS, SASL), the
+// library's logger on stderr as their docs show (sarama.Logger; kgo.BasicLogger at INFO; kafka.Writer's
+// ErrorLogger), and the error printed with log.Fatal.
 //
-//	produce -lib sarama|franz -brokers HOST:PORT[,HOST:PORT] -topic T [-tls] [-ca FILE]
+//	produce -lib sarama|franz|segmentio -brokers HOST:PORT[,HOST:PORT] -topic T [-tls] [-ca FILE]
 //	        [-sasl-user U -sasl-password P]   (SASL/PLAIN)
 package main
 
@@ -17,6 +17,8 @@ import (
 	"strings"
 
 	"github.com/IBM/sarama"
+	"github.com/segmentio/kafka-go"
+	segmentioplain "github.com/segmentio/kafka-go/sasl/plain"
 	"github.com/twmb/franz-go/pkg/kgo"
 	"github.com/twmb/franz-go/pkg/sasl/plain"
 )
@@ -30,7 +32,7 @@ type settings struct {
 }
 
 func main() {
-	lib := flag.String("lib", "sarama", "sarama or franz")
+	lib := flag.String("lib", "sarama", "sarama, franz or segmentio")
 	brokers := flag.String("brokers", "", "bootstrap brokers, comma-separated")
 	topic := flag.String("topic", "", "the topic to produce to")
 	useTLS := flag.Bool("tls", false, "connect with TLS")
@@ -59,6 +61,8 @@ func main() {
 		produceWithSarama(s)
 	case "franz":
 		produceWithFranz(s)
+	case "segmentio":
+		produceWithSegmentio(s)
 	default:
 		log.Fatalf("unknown -lib %q", *lib)
 	}
@@ -112,4 +116,22 @@ func produceWithFranz(s settings) {
 		log.Fatal(err)
 	}
 	log.Printf("produced to %s [%d] at offset %d", s.topic, record.Partition, record.Offset)
+}
+
+func produceWithSegmentio(s settings) {
+	transport := &kafka.Transport{TLS: s.tls}
+	if s.saslUser != "" {
+		transport.SASL = segmentioplain.Mechanism{Username: s.saslUser, Password: s.saslPassword}
+	}
+	writer := &kafka.Writer{
+		Addr:        kafka.TCP(s.brokers...),
+		Topic:       s.topic,
+		Transport:   transport,
+		ErrorLogger: log.New(os.Stderr, "kafka-go: ", log.LstdFlags),
+	}
+	defer writer.Close()
+	if err := writer.WriteMessages(context.Background(), kafka.Message{Value: []byte("hello")}); err != nil {
+		log.Fatal("failed to write messages: ", err)
+	}
+	log.Printf("produced to %s", s.topic)
 }

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kdiag.fleet.generate import GenerateOptions, generate
+from kdiag.fleet.generate import TRUTH, GenerateOptions, generate
 from tests.kdiag_cli import KdiagRun, run_kdiag
 
 SPARK_TIMEOUT = 1500
@@ -24,7 +24,7 @@ def fleet(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="session")
 def truth(fleet: Path) -> dict[str, Any]:
-    return json.loads((fleet / "truth.json").read_text(encoding="utf-8"))
+    return json.loads((fleet / TRUTH).read_text(encoding="utf-8"))
 
 
 @pytest.fixture(scope="session")

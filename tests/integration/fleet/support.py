@@ -1,4 +1,4 @@
-"""Reading the fleet job's Parquet tables and comparing them with the generator's truth.json."""
+"""Reading the fleet job's Parquet tables and comparing them with the generator's _truth.json."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from kdiag.fleet.tables import TABLES
-from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_port, loopback_specs
+from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_ports, loopback_specs
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
 from tests.integration.fleet.support import differences, read_table
 from tests.kdiag_cli import run_kdiag
@@ -82,7 +82,8 @@ def test_a_topic_that_does_not_exist_is_one_line_and_exit_2(kafka_broker: KafkaB
 
 @pytest.mark.timeout(1800)
 def test_watch_reports_a_broker_outage_to_the_topic_and_the_fleet_job_finds_the_incident(tmp_path: Path) -> None:
-    spec = loopback_specs(1)[0]
+    client, controller, listen = free_ports(3)
+    spec = loopback_specs(1, ports=(client, controller))[0]
     workdir = tmp_path / "broker"
     broker = KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=workdir, timeout=180)
     topic = "kdiag-watch-fleet"
@@ -92,7 +93,7 @@ def test_watch_reports_a_broker_outage_to_the_topic_and_the_fleet_job_finds_the_
     watch = subprocess.Popen(
         [sys.executable, "-m", "kdiag", "watch", bootstrap, "--interval", "1s", "--timeout", "3s",
          "--vantage", "ci/fleet-e2e", "--report-topic", topic, "--spool-dir", str(tmp_path / "spool"),
-         "--report-dir", str(tmp_path / "reports"), "--listen", f"127.0.0.1:{free_port()}"],
+         "--report-dir", str(tmp_path / "reports"), "--listen", f"127.0.0.1:{listen}"],
         stdout=subprocess.DEVNULL, stderr=log, stdin=subprocess.DEVNULL, env=environ)
     try:
         _wait_for_log(tmp_path / "watch.stderr", "healthy", 120, watch)

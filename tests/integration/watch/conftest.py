@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.lab.kafka import free_port
+from kdiag.lab.kafka import free_ports
 
 SECRET = "s3cr3t-Pa55word-for-watch"  # a SASL password that must never appear in any output
 
@@ -27,7 +27,7 @@ class WatchAgent:
     """``kdiag watch`` running as its own process, its stdout and stderr in files."""
 
     def __init__(self, args: list[str], *, workdir: Path, env: dict[str, str] | None = None) -> None:
-        self.port = free_port()
+        [self.port] = free_ports(1)
         self.url = f"http://127.0.0.1:{self.port}"
         self.stdout_path = workdir / "watch.stdout"
         self.stderr_path = workdir / "watch.stderr"

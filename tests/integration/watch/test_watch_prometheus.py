@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from conftest import check_metrics, sample
 
-from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_port, loopback_specs
+from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_ports, loopback_specs
 
 
 @pytest.fixture(scope="module")
@@ -78,7 +78,7 @@ scrape_configs:
       - {{source_labels: [__param_target], target_label: instance}}
       - {{target_label: __address__, replacement: '{agent_address}'}}
 """)
-    port = free_port()
+    [port] = free_ports(1)
     prometheus = f"http://127.0.0.1:{port}"
     log = (tmp_path / "prometheus.log").open("wb")
     server = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",

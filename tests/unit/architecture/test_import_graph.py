@@ -114,8 +114,8 @@ def within(module: str, rooms: tuple[str, ...]) -> bool:
     return any(module == room or module.startswith(room + ".") for room in rooms)
 
 
-# The sanitizer and the scrubber live with the views but are leaves any room may use.
-LEAVES = ("kdiag.render.safe", "kdiag.render.scrub")
+# The sanitizer (with the views) and the secrets module (the scrubber) are leaves any room may use.
+LEAVES = ("kdiag.render.safe", "kdiag.secrets")
 
 
 def test_the_model_rules_and_the_ways_facts_arrive_import_no_command_view_or_environment():

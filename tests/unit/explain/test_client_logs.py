@@ -10,6 +10,7 @@ import re
 
 import pytest
 
+from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_CASES
 from tests.unit.explain.helpers import CLIENT_LOGS, client_log, explained, ids, only, output_only
 
 EC2 = "ip-172-31-18-160.us-west-2.compute.internal"
@@ -116,7 +117,10 @@ LISTINGS = {"ec2_internal_advertised.kcat_list", "one_load_balancer.kcat_list_th
 
 def test_every_captured_log_has_an_expectation():
     captured = {p.stem for p in CLIENT_LOGS.glob("*.log")}
-    assert captured - LISTINGS - NOTHING_SAID - CLOSED_READINGS == set(EXPECTED)
+    more_clients = {f"{situation}.{library}" for situation, library, _ in MORE_CLIENTS_CASES}  # test_more_client_logs
+    more_clients |= {f"{situation}.broker" for situation in BROKER_SIDE}
+    assert captured - LISTINGS - NOTHING_SAID - CLOSED_READINGS - more_clients == set(EXPECTED)
+    assert more_clients <= captured
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))

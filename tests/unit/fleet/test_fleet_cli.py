@@ -113,3 +113,27 @@ def test_kdiag_help_and_fleet_help_import_no_spark() -> None:
             "print(sorted(m for m in sys.modules if m.split('.')[0] in ('pyspark', 'plotly', 'duckdb', 'py4j')))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_generate_prints_the_command_that_analyzes_what_it_wrote(tmp_path: Path) -> None:
+    out = tmp_path / "new dir" / "demo"
+    code, stdout, _ = _run("fleet", "generate", "--out", str(out), "--reports", "300", "--clusters", "2",
+                           "--vantages", "2", "--no-truth")
+    assert code == 0 and (out / "reports").is_dir()
+    assert f"kdiag fleet analyze '{out}' --out '{out}-analyzed'" in stdout
+
+
+def test_a_directory_stands_for_the_report_files_below_it_but_not_hidden_ones(tmp_path: Path) -> None:
+    from kdiag.fleet.inputs import local_files
+
+    for name in ("a/x.jsonl", "a/b/y.json", "a/_truth.json", "a/_meta/z.jsonl", "a/.tmp/w.jsonl", "a/notes.txt"):
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("{}\n")
+    assert local_files(str(tmp_path / "a")) == [str(tmp_path / "a/b/y.json"), str(tmp_path / "a/x.jsonl")]
+
+
+def test_the_summary_shows_outside_text_through_the_one_sanitizer_and_never_as_markup() -> None:
+    tables = analyze_records([report(0, "[bold]v\u202e1", ("BOOTSTRAP_REFUSED",)), report(5, "[bold]v\u202e1"),
+                              report(0, "w"), report(59, "w")])
+    text = render_summary(tables, width=200)
+    assert "[bold]v\\u202e1" in text and "\u202e" not in text

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.fleet.generate import GenerateError, GenerateOptions, generate, state_report, template, fleet_cluster
+from kdiag.fleet.generate import TRUTH, GenerateError, GenerateOptions, generate, state_report, template, fleet_cluster
 from kdiag.report import report_from_dict
 
 
@@ -32,7 +32,7 @@ def _lines(out: Path) -> list[str]:
 def test_the_same_seed_writes_the_same_files_and_truth(tmp_path: Path) -> None:
     a, b = _generate(tmp_path, "a"), _generate(tmp_path, "b")
     assert _lines(a) == _lines(b)
-    assert json.loads((a / "truth.json").read_text())["tables"] == json.loads((b / "truth.json").read_text())["tables"]
+    assert json.loads((a / TRUTH).read_text())["tables"] == json.loads((b / TRUTH).read_text())["tables"]
     assert _lines(_generate(tmp_path, "c", seed=4)) != _lines(a)
 
 
@@ -62,7 +62,7 @@ def test_the_scenarios_carry_the_findings_kdiag_really_draws_from_those_facts() 
 
 
 def test_the_truth_holds_the_planted_episodes_and_their_incidents(tmp_path: Path) -> None:
-    truth = json.loads((_generate(tmp_path) / "truth.json").read_text())
+    truth = json.loads((_generate(tmp_path) / TRUTH).read_text())
     scenarios = {p["scenario"] for p in truth["planted"]}
     assert scenarios == {"ec2_internal", "filtered_broker", "docker_listener", "k8s_service", "nat_port",
                          "cluster_down"}
@@ -78,3 +78,24 @@ def test_an_existing_out_is_refused_without_overwrite(tmp_path: Path) -> None:
         _generate(tmp_path)
     assert list((tmp_path / "g").iterdir()) == []
     _generate(tmp_path, overwrite=True)
+
+
+def test_generate_creates_the_missing_parents_of_out(tmp_path: Path) -> None:
+    out = _generate(tmp_path, "a/b/c")
+    assert (out / "reports").is_dir() and (out / TRUTH).is_file()
+
+
+def test_the_generated_directory_as_written_reads_as_the_truth(tmp_path: Path) -> None:
+    """``kdiag fleet analyze OUT`` finds the report files below OUT and skips ``_truth.json``."""
+    from kdiag.fleet.inputs import local_files
+    from kdiag.fleet.reference import analyze_paths
+
+    out = _generate(tmp_path, "demo")
+    files = local_files(str(out))
+    assert files and not any(f.endswith(TRUTH) for f in files)
+    assert {Path(f).parent.name for f in files} == {"reports", "tickets"}
+    tables = analyze_paths([str(out)])
+    truth = json.loads((out / TRUTH).read_text())["tables"]
+    for row in tables["rejected"]:
+        row["source"] = str(Path(row["source"].removeprefix("file://")).relative_to(out))
+    assert tables == truth

@@ -13,7 +13,8 @@ import subprocess
 import sys
 import threading
 import time
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 
 import pytest
@@ -45,7 +46,8 @@ CLUSTER = "MkU3OEVBNTcwNTJENDM2Qg"
 def startup() -> float:
     """Seconds a run that has nothing to wait for takes (a refused bootstrap port): the interpreter's
     start-up, kdiag's imports and exit, which are not part of the run's --timeout budget."""
-    return kdiag(closed_port())[3]
+    with closed_port() as port:
+        return kdiag(port)[3]
 
 
 def kdiag(port: int, *args: str, timeout: float = TIMEOUT) -> tuple[int, dict, str, float, float]:
@@ -86,10 +88,12 @@ def healthy_bootstrap(brokers, **metadata) -> FakeBroker:
     return FakeBroker(script, default=script, strict=False)
 
 
-def closed_port() -> int:
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A port that refuses connections, held (bound, not listening) so nothing else draws it meanwhile."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+        yield s.getsockname()[1]
 
 
 # --- item 8: peers that misbehave in time ----------------------------------------------------------
@@ -201,9 +205,8 @@ def test_metadata_with_a_host_name_that_is_not_utf8_is_not_kafka(startup):
 
 
 def test_metadata_with_100000_advertised_brokers_is_capped_counted_and_bounded(startup):
-    port = closed_port()
-    brokers = [MetadataBroker(i, "127.0.0.1", port) for i in range(1, 100_001)]
-    with healthy_bootstrap(brokers) as peer:
+    with closed_port() as port, healthy_bootstrap([MetadataBroker(i, "127.0.0.1", port)
+                                                   for i in range(1, 100_001)]) as peer:
         status, report, stderr, seconds, rss = kdiag(peer.port, timeout=10)
     assert status == 1, stderr
     assert len(report["cluster"]["brokers"]) == 128

@@ -8,7 +8,7 @@ import pytest
 
 from kdiag.cli import Environment, main
 from kdiag.explain.engine import explain_text
-from kdiag.explain.secrets import MAX_SECRETS, Secrets
+from kdiag.secrets import MAX_SECRETS, Secrets
 
 SECRET = "hunter2-s3cr3t"
 

@@ -13,7 +13,6 @@ import os
 import pty
 import select
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from kdiag.lab.kafka import free_ports
 from tests.fakebroker import API_VERSIONS, FakeBroker, expect_request, send
 
 REPO = Path(__file__).resolve().parents[3]
@@ -107,10 +107,10 @@ def inputs(tmp_path_factory) -> dict[str, object]:
                    f'username="alice" password="{LOG_SECRET}";\n'
                    "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed: "
                    f"Invalid username or password {LOG_SECRET}\n")
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        closed = s.getsockname()[1]
-    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed}
+    # one call: nothing listens on ``closed``; the watch test's two runs listen on the other two
+    closed, *listen = free_ports(3)
+    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed,
+            "listen": dict(zip((False, True), listen))}
 
 
 def secret_settings(inputs) -> list[str]:
@@ -180,9 +180,7 @@ def test_diff_pcap_findings_and_lab_write_no_secret(inputs, tty, fmt):
 def test_watch_writes_no_secret_to_its_log_reports_or_report_directory(inputs, tty):
     root: Path = inputs["root"]
     reports = root / f"watch-reports-{tty}"
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        listen = s.getsockname()[1]
+    listen = inputs["listen"][tty]
     status, written = run(["watch", f"127.0.0.1:{inputs['closed']}", "--interval", "1s", "--timeout", "2s",
                            "--no-roundtrip", "--listen", f"127.0.0.1:{listen}", "--report-stdout",
                            "--report-dir", str(reports), "--debug", "-X", "security.protocol=SASL_PLAINTEXT",

@@ -4,10 +4,10 @@
 from __future__ import annotations
 
 import socket
-import time
 
 from probes.idle import HeldConnection, hold_idle
 from probes.kafka import KafkaConnection
+from tests.clock import ManualClock
 from tests.fakebroker import (API_VERSIONS, METADATA, FakeBroker, answer_api_versions, answer_metadata, close,
                               expect_request, respond)
 
@@ -60,10 +60,12 @@ def test_the_first_connection_offered_is_kept_and_not_asked_before_it_is_due():
 
 def test_a_due_connection_is_asked_closed_and_replaced_by_the_run_s_own():
     with _negotiated(respond(METADATA, answer_metadata(brokers=()))) as first, _negotiated() as second:
-        held = HeldConnection(0.2)
+        clock = ManualClock()
+        held = HeldConnection(0.2, clock=clock)
         old = _connection(first)
         held.exchange(old, answer_timeout=1.0)
-        time.sleep(0.25)
+        assert not held.due()
+        clock.advance(0.25)
         assert held.due()
         new = _connection(second)
         last, kept = held.exchange(new, answer_timeout=1.0)
@@ -74,9 +76,10 @@ def test_a_due_connection_is_asked_closed_and_replaced_by_the_run_s_own():
 
 def test_a_silently_dropped_connection_is_a_timeout_carried_until_the_next_check():
     with _negotiated(expect_request(METADATA)) as dropping, _negotiated() as fresh:
-        held = HeldConnection(0.2)
+        clock = ManualClock()
+        held = HeldConnection(0.2, clock=clock)
         held.exchange(_connection(dropping), answer_timeout=1.0)
-        time.sleep(0.25)
+        clock.advance(0.25)
         last, _kept = held.exchange(_connection(fresh), answer_timeout=0.3)
         assert last is not None and last.status == "timeout"
         assert held.exchange(None, answer_timeout=1.0) == (last, False)  # not due again yet: the same result

@@ -26,7 +26,7 @@ from kdiag.render.explain import render_explanation
 from kdiag.render.lab import render_run
 from kdiag.render.pcap import render_capture
 from kdiag.render.progress import LiveProgress
-from kdiag.render.scrub import Scrubber
+from kdiag.secrets import Scrubber
 from kdiag.report import BrokerReport, Stage, report_from_dict, report_to_json
 from probes.results import DnsResult
 from render_samples import failing_report, healthy_report

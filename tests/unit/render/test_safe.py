@@ -7,7 +7,7 @@ import pytest
 from kdiag.finding import Finding
 from kdiag.render.finding import evidence_lines
 from kdiag.render.safe import MAX_NAME, MAX_TEXT, displayable, printable
-from kdiag.render.scrub import NO_SECRETS, REDACTED, Scrubber
+from kdiag.secrets import NO_SECRETS, REDACTED, Scrubber
 from kdiag.report import Endpoint, Stage
 
 

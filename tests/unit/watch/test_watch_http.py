@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -14,6 +13,7 @@ from kdiag.report import Endpoint
 from kdiag.watch.http import HttpSettings, WatchServer, bind
 from kdiag.watch.metrics import AgentMetrics
 from kdiag.watch.state import AgentState
+from tests.clock import ManualClock
 from tests.unit.watch.reports import healthy, refused
 
 
@@ -66,10 +66,11 @@ def test_readyz_healthy_follows_the_last_probe(serve) -> None:
 
 
 def test_livez_fails_when_no_probe_finished_for_two_intervals_and_the_timeout(serve) -> None:
-    state = AgentState()
+    clock = ManualClock()
+    state = AgentState(clock=clock)
     server = serve(state, interval=0.1)
     assert get(server, "/livez")[0] == 200
-    time.sleep(0.4)  # 2 × 0.1 + 0.1
+    clock.advance(0.31)  # past 2 × 0.1 + 0.1
     status, body = get(server, "/livez")
     assert status == 503 and body.startswith("no probe finished for")
     state.finished()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from kdiag.watch.prober import BoundedRunner
+from kdiag.watch.bounded import BoundedRunner
 
 
 def test_a_hung_probe_is_an_overrun_and_the_next_tick_is_busy_until_it_ends() -> None:
@@ -28,7 +28,7 @@ def test_the_loop_counts_an_overrun_a_kdiag_failure_once_logged_and_numbers_repo
 
     from kdiag.orchestrate import BootstrapOptions
     from kdiag.report import Endpoint
-    from kdiag.watch.agent import LoopSettings, WatchLoop
+    from kdiag.watch.loop import LoopSettings, WatchLoop
     from kdiag.watch.identity import AgentIdentity
     from kdiag.watch.log import AgentLog
     from kdiag.watch.metrics import AgentMetrics

@@ -1,20 +1,95 @@
-"""Keeping the secrets a pasted log may hold out of everything ``kdiag explain`` prints.
+"""The one secret scrubber: secret values masked wherever they appear in text kdiag writes.
 
-A customer's paste often carries a ``client.properties`` or a JAAS line: ``sasl.password=hunter2``,
-``sasl.jaas.config=... password="hunter2";``, ``"password":"hunter2"`` in JSON. ``Secrets.learn``
-reads every line for ``key=value`` / ``key: value`` pairs (also ``;``-joined), command-line options
-(``--password VALUE``) and properties lines (``key value``) whose key ``kdiag.clientconfig.is_secret``
-calls secret, and remembers the values (a bounded number of them); ``Secrets.scrub`` masks those
-pairs in a line and every remembered value wherever else it appears, so no evidence line can echo one.
+A ``Scrubber`` holds the secret values a run knows (the client settings' passwords and keys,
+``ClientSettings.scrubber``; the ones a pasted log gave away, ``kdiag.secrets``) and is
+called on text: ``scrubber(text)``. ``Environment.write``/``say`` pass everything a command prints
+through the run's scrubber; the views (``kdiag.render.safe.displayable``) call it on every string of
+the model *before* escaping, wrapping or quoting it, so no Markdown ``\\|`` or line break can split a
+secret out of its reach. Each secret is also masked in the forms kdiag's output may give it: JSON's
+escapes, the sanitizer's escapes, Markdown's escaped pipes.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kdiag.clientconfig import is_secret
-from kdiag.render.scrub import REDACTED, Scrubber
+REDACTED = "***"
+MIN_SECRET_LENGTH = 4
+"""Shorter values are not masked in free text: replacing every "abc" would wreck the text while
+protecting next to nothing."""
+
+
+@dataclass(frozen=True)
+class Scrubber:
+    """``Scrubber(secrets)(text)``: ``text`` with every secret, in every form, replaced by ``***``."""
+
+    secrets: tuple[str, ...] = ()
+    min_length: int = MIN_SECRET_LENGTH
+    _forms: tuple[str, ...] = field(init=False, repr=False, compare=False)
+    _pattern: re.Pattern[str] | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        forms: dict[str, None] = {}
+        for secret in self.secrets:
+            if len(secret) >= self.min_length:
+                forms.update(dict.fromkeys(_forms(secret)))
+        # One pass over the text however many secrets there are; longest first, so a secret
+        # containing another is masked whole.
+        ordered = tuple(sorted(forms, key=len, reverse=True))
+        object.__setattr__(self, "_forms", ordered)
+        object.__setattr__(self, "_pattern", re.compile("|".join(map(re.escape, ordered))) if ordered else None)
+
+    def __call__(self, text: str) -> str:
+        return text if self._pattern is None else self._pattern.sub(REDACTED, text)
+
+    def __bool__(self) -> bool:
+        return bool(self._forms)
+
+    def __repr__(self) -> str:
+        return f"Scrubber({len(self._forms)} forms of secrets)"
+
+    def adding(self, secrets: Iterable[str]) -> Scrubber:
+        """This scrubber, masking ``secrets`` as well."""
+        return Scrubber(tuple(dict.fromkeys((*self.secrets, *secrets))), self.min_length)
+
+
+NO_SECRETS = Scrubber()
+
+
+# Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
+_SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
+_SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
+
+
+def is_secret(key: str) -> bool:
+    name = key.lower()
+    return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
+
+
+def redact(settings: Mapping[str, object]) -> dict[str, object]:
+    """``settings`` with the value of every secret key replaced by ``***``."""
+    return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
+
+
+def _forms(secret: str) -> tuple[str, ...]:
+    import json
+
+    from kdiag.render.safe import printable
+
+    escaped = json.dumps(secret, ensure_ascii=False)[1:-1]
+    return tuple(dict.fromkeys((
+        secret,
+        escaped,
+        json.dumps(secret)[1:-1],          # ensure_ascii, as json.dumps writes by default
+        printable(secret, limit=None),     # as a text or Markdown view shows it
+        secret.replace("|", "\\|"),        # in a Markdown table cell
+        printable(secret, limit=None).replace("|", "\\|"),
+    )))
+
+
+# --- explain: the secrets a pasted log holds ---------------------------------------------------------
 
 MAX_SECRETS = 4096
 """Distinct secret values remembered. A real paste holds a handful; a hostile one could hold millions,
@@ -22,7 +97,7 @@ so memory is bounded here (with MAX_SECRET_LENGTH). Pairs are masked in every li
 past this many distinct values, a hinted line (one that may hold a secret) is withheld whole rather
 than risk echoing a value kdiag could not remember."""
 MAX_SECRET_LENGTH = 4096
-MIN_SECRET_LENGTH = 3
+MIN_LOG_SECRET_LENGTH = 3
 WITHHELD = "(line withheld: it may hold a secret, and the log holds more than kdiag keeps track of)"
 
 _KEY = r"[A-Za-z_][\w.-]*"
@@ -60,7 +135,7 @@ class Secrets:
                 self._remember(m.group("value").strip("\"'"))
 
     def _remember(self, value: str) -> None:
-        if len(value) < MIN_SECRET_LENGTH or value.lower() in _NOT_SECRET or value in self.values:
+        if len(value) < MIN_LOG_SECRET_LENGTH or value.lower() in _NOT_SECRET or value in self.values:
             return
         if len(self.values) >= MAX_SECRETS or len(value) > MAX_SECRET_LENGTH:
             self.saturated = True
@@ -84,10 +159,10 @@ class Secrets:
 
     @property
     def scrubber(self) -> Scrubber:
-        """The one scrubber (``kdiag.render.scrub``) for the secrets learned so far: one pass over the
+        """The one scrubber (``kdiag.secrets``) for the secrets learned so far: one pass over the
         text, longest value first, however many there are; rebuilt when a new one is learned."""
         if self._scrubber is None:
-            self._scrubber = Scrubber(tuple(self.values), min_length=MIN_SECRET_LENGTH)
+            self._scrubber = Scrubber(tuple(self.values), min_length=MIN_LOG_SECRET_LENGTH)
         return self._scrubber
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kdiag.explain.engine import explanation_to_dict
-from kdiag.explain.secrets import Secrets
+from kdiag.secrets import Secrets
 from tests.unit.explain.helpers import explained
 
 

@@ -23,7 +23,7 @@ from kdiag.sinks import ReportLine, Sink
 from kdiag.watch.identity import AgentIdentity
 from kdiag.watch.log import AgentLog, Transitions
 from kdiag.watch.metrics import AgentMetrics
-from kdiag.watch.prober import BoundedRunner
+from kdiag.watch.bounded import BoundedRunner
 from kdiag.watch.state import AgentState, probe_succeeded
 
 if TYPE_CHECKING:
