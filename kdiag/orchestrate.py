@@ -118,7 +118,8 @@ class _Run:
                 other_listeners = self.scan_other_listeners(
                     self.endpoint.host, self.endpoint.port, self.conn.sock.getpeername()[0], cluster=cluster)
         else:
-            self.skip("advertised", "blocked by metadata: no advertised broker list to check")
+            self.skip("advertised", stages.blocked(self.stages, "no advertised broker list to check",
+                                                   default="metadata"))
             refused = refused_everywhere(self.stages)
             if refused is not None:
                 endpoint = next((t for t in options.targets if t.port == refused.port), options.targets[0])
@@ -315,7 +316,7 @@ class _Run:
                                          known=cluster.topics if cluster is not None else (),
                                          create=options.topic is None, bootstrap=bootstrap,
                                          settings=options.client_settings, deadline=self.deadline,
-                                         secrets=options.secrets)
+                                         secrets=options.secrets, brokers=len(cluster.brokers) if cluster else 1)
         if isinstance(created, RoundtripDetail):
             self.record(stages.topic_problem_stage(created, elapsed_ms(started)))
             return
