@@ -309,14 +309,13 @@ class _Run:
 
         self.progress("roundtrip", None)
         started = time.monotonic()
-        options = self.options
-        topic = options.topic or roundtrip.PROBE_TOPIC
+        options, topic = self.options, self.options.topic or roundtrip.PROBE_TOPIC
         bootstrap = ",".join(str(t) for t in options.targets)
-        created = roundtrip.ensure_topic(self.conn if cluster is not None else None, topic,
-                                         known=cluster.topics if cluster is not None else (),
-                                         create=options.topic is None, bootstrap=bootstrap,
+        known, brokers = (cluster.topics, len(cluster.brokers)) if cluster is not None else ((), 1)
+        created = roundtrip.ensure_topic(self.conn if cluster is not None else None, topic, known=known,
+                                         brokers=brokers, create=options.topic is None, bootstrap=bootstrap,
                                          settings=options.client_settings, deadline=self.deadline,
-                                         secrets=options.secrets, brokers=len(cluster.brokers) if cluster else 1)
+                                         secrets=options.secrets)
         if isinstance(created, RoundtripDetail):
             self.record(stages.topic_problem_stage(created, elapsed_ms(started)))
             return

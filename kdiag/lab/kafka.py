@@ -41,6 +41,8 @@ KAFKA_VERSION: str = os.environ.get("KDIAG_KAFKA_VERSION") or DEFAULT_VERSIONS[0
 """The version used when none is given (``KDIAG_KAFKA_VERSION``, else the newest supported)."""
 
 POM_PATH = Path(__file__).with_name("kafka-pom.xml")
+SCALA212_POM_PATH = Path(__file__).with_name("kafka-pom-scala212.xml")
+"""Kafka before 2.4 was built for Scala 2.11 and 2.12 only: its jars come from this pom (kafka_2.12)."""
 CONTROLLER_LISTENER = "CONTROLLER"
 """The listener name of the KRaft controller endpoint; reserved, client listeners may not use it."""
 
@@ -145,6 +147,25 @@ def _major(version: str) -> int:
     return int(version.split(".", 1)[0])
 
 
+def _release(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def _scala(version: str) -> str:
+    """The Scala binary version of the ``kafka_<scala>`` artifact kdiag installs for ``version``."""
+    return "2.12" if _release(version) < (2, 4) else "2.13"
+
+
+def _pom(version: str) -> Path:
+    return SCALA212_POM_PATH if _scala(version) == "2.12" else POM_PATH
+
+
+def core_jar(lib: Path, version: str) -> Path:
+    """The broker's own jar (``kafka_2.13-4.4.0.jar``) among the installed ones."""
+    return lib / f"kafka_{_scala(version)}-{version}.jar"
+
+
 def _logging(version: str) -> _Logging:
     return _LOG4J2 if _major(version) >= 4 else _RELOAD4J
 
@@ -177,7 +198,7 @@ def install(version: str, *, timeout: float = _INSTALL_TIMEOUT) -> Path:
     home = cache_root() / version
     lib = home / "lib"
     marker = home / "installed"
-    stamp = f"{version} {hashlib.sha256(POM_PATH.read_bytes()).hexdigest()}\n"
+    stamp = f"{version} {hashlib.sha256(_pom(version).read_bytes()).hexdigest()}\n"
     if _read_text(marker) == stamp:
         return lib
     home.mkdir(parents=True, exist_ok=True)
@@ -196,7 +217,7 @@ def _resolve_jars(version: str, lib: Path, *, timeout: float) -> None:
     if mvn is None:
         raise KafkaInstallError("mvn not found on PATH: install Maven 3.8+ (apt-get install maven)")
     command = [
-        mvn, "-q", "-B", "-f", str(POM_PATH), f"-Dkafka.version={version}", "-P", _logging(version).profile,
+        mvn, "-q", "-B", "-f", str(_pom(version)), f"-Dkafka.version={version}", "-P", _logging(version).profile,
         "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={lib}",
     ]  # fmt: skip
     try:
@@ -205,8 +226,8 @@ def _resolve_jars(version: str, lib: Path, *, timeout: float) -> None:
         raise KafkaInstallError(f"mvn did not resolve Kafka {version} within {timeout:.0f}s") from None
     if done.returncode != 0:
         raise KafkaInstallError(f"mvn could not resolve Kafka {version}: {_first_error(done.stdout + done.stderr)}")
-    if not (lib / f"kafka_2.13-{version}.jar").is_file():
-        raise KafkaInstallError(f"mvn succeeded but {lib} has no kafka_2.13-{version}.jar")
+    if not core_jar(lib, version).is_file():
+        raise KafkaInstallError(f"mvn succeeded but {lib} has no {core_jar(lib, version).name}")
 
 
 def _first_error(output: str) -> str:
