@@ -27,6 +27,7 @@ import typer
 
 from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
 from kdiag.exitstatus import ExitStatus, UsageError
+from probes.hostport import hostport
 
 if TYPE_CHECKING:
     from kdiag.clientconfig import ClientSettings
@@ -501,8 +502,7 @@ def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_
 
 
 def _log_started(config: WatchConfig, log: AgentLog, identity: AgentIdentity, sinks: Sequence[Sink]) -> None:
-    host, port = config.address
-    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    shown = hostport(*config.address)
     idle_note = f"; an idle connection asked every {config.idle_check:g} s" if config.idle_check is not None else ""
     log.event("started", f"watching {','.join(str(t) for t in config.probe.targets)} every {config.interval:g} s "
               f"(deadline {config.probe.timeout:g} s){idle_note}; "

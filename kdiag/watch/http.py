@@ -33,6 +33,7 @@ from kdiag.watch.connections import MAX_CONNECTIONS, READ_TIMEOUT, ConnectionLim
 from kdiag.watch.metrics import build_info, probe_registry
 from kdiag.watch.state import AgentState, probe_succeeded
 from kdiag.watch.webconfig import BasicAuth, TlsContexts, WebConfig
+from probes.hostport import hostport
 
 READY_WHEN = ("probed", "healthy")
 PROBE_CONCURRENCY = 4  # /probe requests running at once; more get 503
@@ -115,8 +116,7 @@ def bind(address: tuple[str, int], **kwargs) -> WatchServer:
     try:
         return WatchServer(address, **kwargs)
     except OSError as exc:
-        host, port = address
-        shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        shown = hostport(*address)
         if exc.errno == 98:
             raise UsageError(f"--listen {shown}: the port is already in use") from None
         raise UsageError(f"--listen {shown}: cannot listen there: {exc.strerror or exc}") from None

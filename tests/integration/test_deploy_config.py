@@ -20,6 +20,7 @@ import yaml
 
 from kdiag.lab.kafka import free_ports
 from tests.kdiag_cli import REPO
+from tests.waiting import wait_until
 
 POD = REPO / "deploy" / "kubernetes" / "pod.yaml"
 COMPOSE = REPO / "deploy" / "compose" / "compose.yaml"
@@ -53,11 +54,11 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path,
         process = subprocess.Popen([sys.executable, "-m", "kdiag", *args], stdout=out, stderr=subprocess.STDOUT,
                                    env={**keep, "PYTHONPATH": str(REPO), **env})
     try:
-        deadline = time.monotonic() + 60
-        while get_status(f"{base}/readyz") != 200:
+        def ready() -> bool:
             assert process.poll() is None, f"kdiag watch exited {process.returncode}: {log.read_text()[-800:]}"
-            assert time.monotonic() < deadline, f"/readyz not 200 within 60 s: {log.read_text()[-800:]}"
-            time.sleep(0.05)
+            return get_status(f"{base}/readyz") == 200
+
+        wait_until(ready, 60, lambda: f"/readyz 200 (log: {log.read_text()[-800:]})")
         assert get(f"{base}/livez")[0] == 200
         while not settled(metrics := get(f"{base}/metrics")[1]):
             assert time.monotonic() < deadline, f"/metrics did not settle within 60 s: {metrics[-800:]}"
