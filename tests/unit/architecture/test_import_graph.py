@@ -155,3 +155,13 @@ def test_the_version_the_probes_announce_is_the_distributions():
 
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert probes.__version__ == kdiag.__version__ == declared
+
+
+def test_no_module_imports_another_modules_private_name():
+    """``from m import _name`` reaches into ``m``: what another module needs is public (and named so)."""
+    reaching = [f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{alias.name}"
+                for root in ("kdiag", "probes", "tests", "bench") for path in sorted((REPO / root).rglob("*.py"))
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom)
+                for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert reaching == []
