@@ -44,7 +44,8 @@ def moved(env: dict[str, str], tmp_path: Path, bootstrap: str, port: int) -> tup
 
 
 def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -> tuple[str, str, str]:
-    """Start it, wait for /readyz 200, read /metrics and /report, SIGTERM it: (metrics, report, log)."""
+    """Start it, wait for /readyz 200 and for every sink to take the first report, read /metrics and
+    /report, SIGTERM it: (metrics, report, log)."""
     (tmp_path / "state").mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if not k.startswith("KDIAG_")}
     log = tmp_path / "watch.log"
@@ -58,13 +59,27 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -
 
         wait_until(ready, 60, lambda: f"/readyz 200 (log: {log.read_text()[-800:]})")
         assert get(f"{base}/livez")[0] == 200
-        metrics, report = get(f"{base}/metrics")[1], get(f"{base}/report")[1]
+        # the sinks take the first report after /readyz turns 200: wait for them, not for a while
+        metrics = wait_until(lambda: every_sink_took_a_report(text := get(f"{base}/metrics")[1]) and text, 30,
+                             lambda: f"every sink took a report (log: {log.read_text()[-800:]})")
+        report = get(f"{base}/report")[1]
     finally:
         started = time.monotonic()
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=10)
     assert process.returncode == 0 and time.monotonic() - started <= 2.0, log.read_text()[-800:]
     return metrics, report, log.read_text()
+
+
+def every_sink_took_a_report(metrics: str) -> bool:
+    """Each sink in /metrics has delivered, spooled or dropped at least one report."""
+    taken: dict[str, float] = {}
+    for labels, value in re.findall(r"^kdiag_sink_(?:delivered_reports_total|spooled_reports|dropped_reports_total)"
+                                    r"\{([^}]*)\} (\S+)$", metrics, re.M):
+        sink = re.search(r'sink="([^"]+)"', labels)
+        if sink:
+            taken[sink.group(1)] = taken.get(sink.group(1), 0.0) + float(value)
+    return bool(taken) and all(count >= 1 for count in taken.values())
 
 
 def get_status(url: str) -> int | None:
