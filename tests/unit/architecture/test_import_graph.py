@@ -233,3 +233,13 @@ def test_no_module_imports_another_modules_private_name():
                 if isinstance(node, ast.ImportFrom)
                 for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
     assert reaching == []
+
+
+def test_architecture_md_has_a_row_for_every_room_in_this_order():
+    """ARCHITECTURE.md's table of rooms is ROOMS: the same rooms, bottom first."""
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text.split("| room | holds | may import |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")]
+    rooms = [row.split("`")[1].removesuffix("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+             for row in rows]
+    assert rooms == ORDER
