@@ -117,6 +117,23 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "The broker rejected the SASL credentials.",
         (SASL, EXPLAIN),
         "Check the user name and password (and for SCRAM, that the user exists with that mechanism)."),
+    "SASL_CONNECTION_CLOSED": EntryText(
+        "The broker closed the connection instead of answering the SASL login (SaslAuthenticate) or handshake: most "
+        "likely rejected credentials, from a broker or proxy that closes rather than answering "
+        "SASL_AUTHENTICATION_FAILED (Kafka before 1.0, franz-go's kfake, some proxies). The evidence has the bytes "
+        "sent and how long after them the close came.",
+        (SASL,),
+        "Confirm in the broker's log (Failed authentication ...), then check the user name and password."),
+    "BROKER_TOO_OLD": EntryText(
+        "The broker's ApiVersions answer shares no version of a request kdiag needs (Metadata, SaslHandshake v1, "
+        "FindCoordinator, ...): the evidence has both version ranges.",
+        (METADATA, SASL, ADVERTISED),
+        "Upgrade the broker (or kdiag, when the broker is the newer side), or check it with a client of its era."),
+    "STAGE_FAILED_UNEXPLAINED": EntryText(
+        "A stage failed and no other rule explains it: the most likely reading for that stage, hedged, with the "
+        "command that would make it certain.",
+        (DNS, TCP, TLS, SASL, METADATA, ADVERTISED, ROUNDTRIP),
+        "Run the command in the finding; the stage summary is what kdiag saw."),
     "ADVERTISED_NONROUTABLE": EntryText(
         "A broker advertises 0.0.0.0, a multicast or another address no client can connect to.",
         (ADVERTISED, EXPLAIN, PCAP),

@@ -3,6 +3,9 @@
 * ``is_secret(key)``: whether a client setting's value is a secret (passwords, client secrets, private
   keys, JAAS lines), on librdkafka and Java names alike. ``redact(settings)`` shows such a mapping with
   those values as ``***`` (a report's ``client`` settings; ``ClientSettings.redacted`` is the same rule).
+  ``without_credentials(settings)`` keeps a mapping's transport and trust but drops the SASL login, the
+  client certificate and key and every secret: the settings for a peer they were not given for
+  (``kdiag watch``'s ``/probe`` outside the configured cluster).
 * ``Scrubber``: the secret values a run knows (the client settings' passwords and keys,
   ``ClientSettings.scrubber``; the ones a pasted log gave away, ``Secrets.scrubber``), called on text:
   ``scrubber(text)``. ``Environment.write``/``say`` pass everything a command prints through the run's
@@ -84,6 +87,23 @@ class Scrubber:
 
 
 NO_SECRETS = Scrubber()
+
+
+# What identifies the client to a cluster: its SASL login, its certificate and key (files, PEM, a keystore,
+# an engine holding the key), and any other secret. ``without_credentials`` drops them.
+_CREDENTIAL_PREFIXES = ("sasl.", "ssl.key.", "ssl_key", "ssl.keystore.", "ssl.certificate.", "ssl.engine.")
+_WITHOUT_SASL = {"SASL_PLAINTEXT": "PLAINTEXT", "SASL_SSL": "SSL"}
+
+
+def without_credentials(settings: Mapping[str, str]) -> dict[str, str]:
+    """``settings`` for a peer the credentials were not given for: the same transport (TLS stays TLS,
+    with its trust settings) but no SASL login, no client certificate or key, no secret value."""
+    kept = {key: value for key, value in settings.items()
+            if not key.lower().startswith(_CREDENTIAL_PREFIXES) and not is_secret(key)}
+    protocol = kept.get("security.protocol", "PLAINTEXT").upper()
+    if protocol in _WITHOUT_SASL:
+        kept["security.protocol"] = _WITHOUT_SASL[protocol]
+    return kept
 
 
 def _forms(secret: str) -> tuple[str, ...]:

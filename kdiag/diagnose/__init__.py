@@ -12,13 +12,15 @@ from __future__ import annotations
 from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
 from kdiag.diagnose.rule import Rule
 from kdiag.diagnose.rules import (addressing, advertised, bootstrap, idle, ingress, kerberos, listeners, loadbalancer,
-                                  peers, protocol, sasl, tls, topics)
+                                  peers, protocol, sasl, tls, topics, unexplained, versions)
 from kdiag.finding import Finding, by_severity
 from kdiag.report import Report
 
-RULES: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + peers.RULES + tls.RULES + sasl.RULES + kerberos.RULES
-                           + advertised.RULES + topics.RULES + listeners.RULES + addressing.RULES + loadbalancer.RULES
-                           + ingress.RULES + idle.RULES)
+_EXPLAINING: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + versions.RULES + peers.RULES + tls.RULES
+                                 + sasl.RULES + kerberos.RULES + advertised.RULES + topics.RULES + listeners.RULES
+                                 + addressing.RULES + loadbalancer.RULES + ingress.RULES + idle.RULES)
+# The last rule reads the others' findings: a failed stage none of them explains still gets a hypothesis.
+RULES: tuple[Rule, ...] = _EXPLAINING + (unexplained.rule(_EXPLAINING),)
 
 _BY_ID = {rule.id: rule for rule in RULES}
 if len(_BY_ID) != len(RULES):

@@ -35,6 +35,12 @@ class Subject:
     node_id: int | None = None
     role: str = UNKNOWN
     role_from: str | None = None  # how the role was worked out when no line said it
+    role_guessed: bool = False  # no line and no fact says the role: it is a guess, and both readings are given
+
+    @property
+    def guessed(self) -> bool:
+        """Every line is the client's own guess (librdkafka's ``might be caused by``)."""
+        return all(g.first.guess for g in self.groups)
 
     @property
     def count(self) -> int:

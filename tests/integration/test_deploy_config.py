@@ -103,12 +103,13 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
     topic sinks take the report on the emptyDir's paths, and the password is in no output."""
     pod = next(d for d in yaml.safe_load_all(POD.read_text()) if d["kind"] == "Pod")
     sidecar = next(c for c in pod["spec"]["containers"] if c["name"] == "kdiag")
-    fields = {"metadata.namespace": "payments", "metadata.name": "payments"}
+    fields = {"metadata.namespace": "payments", "metadata.name": "payments", "status.podIP": "127.0.0.1"}
     env: dict[str, str] = {}
     for variable in sidecar["env"]:
         value = variable.get("value") or fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
         env[variable["name"]] = re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], value)
     assert env["KDIAG_VANTAGE"] == "k8s/prod-eu/payments/payments"
+    assert env["KDIAG_LISTEN"] == "127.0.0.1:9108"  # the pod IP, expanded
     listen, refused = free_ports(2)  # one call: two calls may hand out one port twice
     env, base = moved(env, tmp_path, f"127.0.0.1:{refused}", listen)
     secret = Path(env["KDIAG_CLIENT_SASL_PASSWORD_FILE"])

@@ -155,8 +155,10 @@ def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
     kind = classify_host(endpoint.host).kind
     if kind == UNSPECIFIED:
         return "ADVERTISED_NONROUTABLE"
-    if not bootstrap or any(classify_host(e.host).local_only for e in bootstrap):
-        return None  # the client is inside that network too (or the log does not say where it is)
+    if not bootstrap:  # the log does not say where the client is: only loopback fails wherever it is not the broker
+        return "ADVERTISED_LOOPBACK" if kind == LOOPBACK else None
+    if any(classify_host(e.host).local_only for e in bootstrap):
+        return None  # the client is inside that network too
     if kind == LOOPBACK:
         return "ADVERTISED_LOOPBACK"
     if kind in (EC2_INTERNAL, CONTAINER_ID, KUBERNETES, SINGLE_LABEL):

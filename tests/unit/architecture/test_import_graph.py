@@ -143,8 +143,8 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
                       "kdiag.fleet")),
     ("kdiag.fleet.job", ("kdiag.report", "kdiag.fleet", "kdiag.render")),
     ("kdiag.sinks", ("kdiag.exitstatus",)),
-    ("kdiag.watch", ("probes", "kdiag", "kdiag.exitstatus", "kdiag.render.safe", "kdiag.report", "kdiag.target",
-                     "kdiag.diagnose", "kdiag.orchestrate", "kdiag.sinks")),
+    ("kdiag.watch", ("probes", "kdiag", "kdiag.exitstatus", "kdiag.render.safe", "kdiag.secrets", "kdiag.report",
+                     "kdiag.inputfile", "kdiag.target", "kdiag.diagnose", "kdiag.orchestrate", "kdiag.sinks")),
     ("kdiag.environment", ("kdiag.exitstatus", "kdiag.render.safe", "kdiag.secrets", "kdiag.clientconfig",
                            "kdiag.render")),
     ("kdiag.commands", ("probes", "kdiag.exitstatus", "kdiag.jsonform", "kdiag.report", "kdiag.inputfile",
@@ -154,6 +154,8 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kdiag.cli", ("kdiag", "kdiag.exitstatus", "kdiag.clientconfig", "kdiag.environment", "kdiag.commands")),
     ("kdiag.__main__", ("kdiag.cli",)),
 )
+SPARK = ("kdiag.fleet.job", "kdiag.fleet.ingest")
+"""The Spark applications (``spark-submit`` runs each as it is): one room, named after the job."""
 ORDER = [name for name, _ in ROOMS]
 MAY_IMPORT = dict(ROOMS)
 BACK_UP: dict[tuple[str, str], str] = {}
@@ -162,6 +164,8 @@ BACK_UP: dict[tuple[str, str], str] = {}
 
 def room_of(module: str) -> str | None:
     """The room ``module`` belongs to: the longest room name it is or is inside of (``kdiag`` only itself)."""
+    if module in SPARK:
+        return SPARK[0]
     rooms = [name for name in ORDER if module == name or (name != "kdiag" and module.startswith(name + "."))]
     return max(rooms, key=len, default=None)
 
