@@ -373,9 +373,7 @@ class BrokerSpec:
         """The ``server.properties`` entries for Kafka ``version`` storing its logs in ``data_dir``."""
         controller = Listener(CONTROLLER_LISTENER, self.controller_host, self.controller_port)
         if uses_zookeeper(version):
-            host, port = self.zookeeper
-            zookeeper_host = f"[{host}]" if ":" in host else host
-            mode = {"broker.id": str(self.node_id), "zookeeper.connect": f"{zookeeper_host}:{port}",
+            mode = {"broker.id": str(self.node_id), "zookeeper.connect": hostport(*self.zookeeper),
                     "zookeeper.connection.timeout.ms": "30000"}
             own = self.listeners
         else:

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kdiag.diagnose.facts import bootstrap_used, hostport
+from kdiag.diagnose.facts import bootstrap_used
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.finding import Finding
 from kdiag.report import Report
+from probes.hostport import hostport
 
 _UNKNOWN = "a fault kdiag has no rule for"
 _READINGS = {  # stage: (the likely reading in a few words, in full, the command that makes it certain)
