@@ -32,7 +32,7 @@ from kdiag.watch.bounded import BoundedRunner
 from kdiag.watch.connections import MAX_CONNECTIONS, READ_TIMEOUT, ConnectionLimiter
 from kdiag.watch.metrics import build_info, probe_registry
 from kdiag.watch.state import AgentState, probe_succeeded
-from kdiag.watch.webconfig import BasicAuth, WebConfig
+from kdiag.watch.webconfig import BasicAuth, TlsContexts, WebConfig
 from probes.hostport import hostport
 
 READY_WHEN = ("probed", "healthy")
@@ -68,7 +68,7 @@ class WatchServer(ThreadingHTTPServer):
                  access: ProbeAccess | None = None, web: WebConfig | None = None) -> None:
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         web = web or WebConfig()
-        self.tls_context = web.tls.context() if web.tls is not None else None
+        self.tls = TlsContexts(web.tls) if web.tls is not None else None
         self.auth = BasicAuth(web.users)
         self.extra_headers = web.headers
         self.limiter = ConnectionLimiter(settings.max_connections, settings.read_timeout,
@@ -82,10 +82,6 @@ class WatchServer(ThreadingHTTPServer):
         self.scrub = scrub
         self.probe_slots = threading.BoundedSemaphore(PROBE_CONCURRENCY)
         super().__init__(address, _Handler)
-
-    @property
-    def scheme(self) -> str:
-        return "https" if self.tls_context is not None else "http"
 
     def process_request(self, request: socket.socket, client_address: object) -> None:  # type: ignore[override]
         if self.limiter.admit(request) is None:  # every connection is busy answering: no thread for this one
@@ -135,10 +131,9 @@ class _Handler(BaseHTTPRequestHandler):
     def setup(self) -> None:
         self.raw = raw = self.request
         self.slot = self.server.limiter.connection(raw)
-        context = self.server.tls_context
-        if context is not None:  # the handshake is part of reading the request: the reaper bounds it
+        if self.server.tls is not None:  # the handshake is part of reading the request: the reaper bounds it
             raw.settimeout(SOCKET_TIMEOUT)
-            self.request = self.connection = context.wrap_socket(raw, server_side=True)
+            self.request = self.connection = self.server.tls.current().wrap_socket(raw, server_side=True)
             if self.slot is not None:
                 self.slot.sock = self.request
         super().setup()

@@ -14,7 +14,9 @@ The file is the one node_exporter and every exporter built on prometheus/exporte
     basic_auth_users:                # bcrypt hashes: htpasswd -nBC 10 "" | tr -d ':\\n'
       prometheus: $2y$10$...
 
-It is read once, at start. What kdiag cannot honour exactly is refused with one line rather than
+It is read once, at start; the certificate, key and client CA files are read again when they change
+(``TlsContexts``: a rotated certificate is served from the next connection on, as exporter-toolkit
+does). What kdiag cannot honour exactly is refused with one line rather than
 half-applied: inline ``cert``/``key``/``client_ca`` (use the ``*_file`` keys), ``client_auth_type``
 ``RequestClientCert`` and ``RequireAnyClientCert`` (they accept certificates no CA signed),
 ``cipher_suites``, ``curve_preferences``, ``client_allowed_sans``, ``rate_limit``. ``http2`` and
@@ -80,6 +82,40 @@ class TlsServerConfig:
                                  f"{getattr(exc, 'strerror', None) or exc}") from None
         context.verify_mode = CLIENT_AUTH[self.client_auth]
         return context
+
+
+class TlsContexts:
+    """The server's TLS context, rebuilt when the certificate, key or client CA file changes (size or
+    modification time, checked at each connection); a rotation caught half-written keeps the previous
+    context until the files are whole again."""
+
+    def __init__(self, config: TlsServerConfig) -> None:
+        self.config = config
+        self._lock = threading.Lock()
+        self._stamp = self._files_stamp()
+        self._context = config.context()
+
+    def current(self) -> ssl.SSLContext:
+        stamp = self._files_stamp()
+        with self._lock:
+            if stamp != self._stamp:
+                try:
+                    self._context = self.config.context()
+                except UsageError:
+                    return self._context  # not whole yet: tried again at the next connection
+                self._stamp = stamp
+            return self._context
+
+    def _files_stamp(self) -> tuple[tuple[int, int], ...]:
+        files = (self.config.cert_file, self.config.key_file, self.config.client_ca_file)
+        stamps = []
+        for path in files:
+            try:
+                status = path.stat() if path is not None else None
+            except OSError:
+                status = None
+            stamps.append((status.st_mtime_ns, status.st_size) if status is not None else (0, -1))
+        return tuple(stamps)
 
 
 @dataclass(frozen=True)

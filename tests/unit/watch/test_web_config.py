@@ -4,6 +4,8 @@ Prometheus exporters' format; a file kdiag cannot honour exactly is one line and
 from __future__ import annotations
 
 import io
+import shutil
+import socket
 import ssl
 import urllib.error
 import urllib.request
@@ -14,6 +16,7 @@ import pytest
 
 from kdiag.cli import main
 from kdiag.environment import Environment
+from kdiag.lab.certs import issue
 from tests.unit.watch.sidecar import Sidecar
 
 PASSWORD = "scrape-Passw0rd"
@@ -104,3 +107,27 @@ tls_server_config:
         assert sidecar.get("/metrics", context=scraper)[0] == 200
         with pytest.raises(OSError):  # ssl.SSLError, a reset, or urllib's URLError around either
             sidecar.get("/metrics", context=anonymous)
+
+
+def test_a_rotated_certificate_is_served_from_the_next_connection(pki: Path, tmp_path: Path) -> None:
+    for name in ("server.pem", "server.key"):
+        shutil.copy(pki / name, tmp_path / name)
+    config = write(tmp_path, "tls_server_config: {cert_file: server.pem, key_file: server.key}\n")
+    trust = ssl.create_default_context(cafile=str(pki / "ca.pem"))
+
+    def served_name(port: int) -> str:
+        with socket.create_connection(("127.0.0.1", port), timeout=5) as raw:
+            with trust.wrap_socket(raw, server_hostname="127.0.0.1") as tls:
+                return dict(field[0] for field in tls.getpeercert()["subject"])["commonName"]
+
+    with Sidecar(["127.0.0.1:9", "--web-config-file", config]) as sidecar:
+        assert served_name(sidecar.port) == "server"
+        rotated = tmp_path / "rotated"
+        rotated.mkdir()
+        shutil.copy(pki / "ca.pem", rotated)
+        shutil.copy(pki / "ca.key", rotated)
+        issue(rotated, "server-rotated", san="IP:127.0.0.1")
+        shutil.copy(rotated / "server-rotated.key", tmp_path / "server.key")
+        shutil.copy(rotated / "server-rotated.pem", tmp_path / "server.pem")
+        assert served_name(sidecar.port) == "server-rotated"
+        assert sidecar.get("/livez", context=trust) == (200, "ok\n")
