@@ -581,7 +581,8 @@ class KafkaBroker:
         prefix = [*_parent_death_guard(), *(("ip", "netns", "exec", netns) if netns else ())]
         zookeeper = None
         if uses_zookeeper(node.version) and node.spec.runs_zookeeper:
-            zookeeper = _spawn([*prefix, *node.java, "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.jmx.log4j.disable=true",
+            zookeeper = _spawn([*prefix, *node.java, "-Dzookeeper.admin.enableServer=false",
+                                "-Dzookeeper.jmx.log4j.disable=true",
                                 "org.apache.zookeeper.server.ZooKeeperServerMain", str(node.spec.controller_port),
                                 str(node.workdir / "zookeeper")], node.workdir, "zookeeper.log")
         process = _spawn([*prefix, *uts_hostname_prefix(node.spec.hostname), *node.java, "kafka.Kafka",
