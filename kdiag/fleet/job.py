@@ -307,19 +307,44 @@ def report_rows(records: Any, *extra: Any) -> Any:
 
 
 def stream_frame(reports: Any) -> Any:
-    """The de-duplicated reports in one windowed pass over each (cluster, vantage)'s reports in time
+    """The reports, once each, in one windowed pass over each (cluster, vantage)'s reports in time
     order: each with its finding ids and the previous report's time, and the previous and next reports'
     finding ids and the next one's time. Every table is computed from this one frame (cached): the
     vantages' gaps and the episodes need no other sort, and the episodes' own window (per cluster x
-    vantage x finding) runs on the same partitioning, without a shuffle."""
+    vantage x finding) runs on the same partitioning, without a shuffle.
+
+    Copies of a report (a re-delivery, a ticket's attachment) share their key, cluster, vantage and
+    time, so they sit next to each other in this order and all but the first are dropped here, in the
+    same pass; ``unique_keys`` checks that this left one row per key, and ``reports_once`` falls back
+    to de-duplicating by key first when it did not (one report_id on different reports)."""
     from pyspark.sql import functions as F
 
     stream = _stream_window()
-    return (reports.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
+    once = (reports.withColumn("prev_key", F.lag("key").over(stream))
+            .where(F.col("prev_key").isNull() | (F.col("prev_key") != F.col("key"))).drop("prev_key"))
+    return (once.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
             .withColumn("prev_ts", F.lag("ts").over(stream))
             .withColumn("prev_ids", F.lag("ids").over(stream))
             .withColumn("next_ids", F.lead("ids").over(stream))
             .withColumn("next_ts", F.lead("ts").over(stream)))
+
+
+def unique_keys(stream: Any) -> bool:
+    """No key on two rows (a shuffle of the keys alone, far smaller than the reports')."""
+    from pyspark.sql import functions as F
+
+    return not stream.groupBy("key").count().where(F.col("count") > 1).limit(1).collect()
+
+
+def reports_once(raw: Any) -> Any:
+    """``stream_frame`` of the reports with their copies, cached: one row per key, exactly."""
+    from pyspark import StorageLevel
+
+    stream = stream_frame(raw).persist(StorageLevel.MEMORY_AND_DISK)
+    if unique_keys(stream):
+        return stream
+    stream.unpersist()
+    return stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
 
 
 def findings_table(reports: Any) -> Any:
@@ -604,7 +629,7 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             raw = raw.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
         if options.until:
             raw = raw.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
-        reports = stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
+        reports = reports_once(raw)
         cached.append(reports)
         result = AnalyzeResult(out=options.out)
         frames = {
