@@ -25,7 +25,8 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "UNSUPPORTED_SASL_MECHANISM": (SASL_MECHANISM, ("UNSUPPORTED_SASL_MECHANISM", "Unsupported SASL Mechanism",
                                                     "does not support the requested SASL mechanism"),
                                    "kafka server: The broker does not support the requested SASL mechanism"),
-    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed"),
+    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed",
+                                                      "SaslAuthenticationFailed"),
                                    "[58] SASL Authentication Failed: SASL Authentication failed"),
     "TOPIC_AUTHORIZATION_FAILED": (TOPIC_DENIED, ("TOPIC_AUTHORIZATION_FAILED", "Topic Authorization Failed",
                                                   "TopicAuthorizationFailed", "not authorized to access this topic"),
@@ -89,11 +90,19 @@ def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # Go's io.EOF on a Kafka request: the broker hung up (segmentio/kafka-go's writer and reader, Sarama's requests).
-@pattern("go.request_eof", ANY, ": EOF", r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
-         r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b",
-         "Failed to write message: EOF")
 def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # segmentio/kafka-go reads a TLS alert's first byte and says so: a plaintext client at a TLS listener.
+    if "broker appears to be expecting TLS" in m.string:
+        yield Sighting(PLAINTEXT_ON_TLS, ANY, detail="broker appears to be expecting TLS")
+        return
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+_REQUEST_EOF = (r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
+                r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b")
+for _needle in (": EOF", "unexpected EOF"):
+    pattern(f"go.request_eof.{_needle.strip(': ')}", ANY, _needle, _REQUEST_EOF, "failed to write messages: "
+            + ("EOF" if _needle == ": EOF" else "unexpected EOF"))(_go_request_eof)
 
 
 # The broker (or something in between) hung up: the socket's own words, the same in every client's language.

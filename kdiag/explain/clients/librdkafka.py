@@ -235,6 +235,29 @@ def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
 
 
+# librdkafka before 1.x, where later ones add their hint: a TLS handshake the other side hung up on at once (a
+# plaintext listener, most likely), and a SASL login the broker hung up on (the credentials, librdkafka guesses).
+@pattern("librdkafka.ssl_handshake_disconnected", LIBRDKAFKA, "SSL handshake failed: Disconnected (after",
+         r"SSL handshake failed: Disconnected \(after", "%3|1795731839.479|FAIL|rdkafka#producer-1| "
+         "[thrd:ssl://127.0.0.1:33381/bootstrap]: ssl://127.0.0.1:33381/bootstrap: SSL handshake failed: Disconnected "
+         "(after 0ms in state CONNECT)")
+def _rd_ssl_handshake_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail="SSL handshake failed: Disconnected",
+                                           guess="SSL handshake failed: Disconnected (the peer hung up on the "
+                                           "ClientHello)")
+
+
+@pattern("librdkafka.sasl_failure_disconnected", LIBRDKAFKA, "SASL authentication failure: Disconnected",
+         r"SASL authentication failure: Disconnected: check client (?P<mech>\S+) credentials",
+         "%3|1795731839.390|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:59855/bootstrap]: "
+         "sasl_plaintext://127.0.0.1:59855/bootstrap: SASL authentication failure: Disconnected: check client PLAIN "
+         "credentials and broker logs")
+def _rd_sasl_failure_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, mechanism=m.group("mech"),
+                                           detail="SASL authentication failure: Disconnected",
+                                           guess=f"check client {m.group('mech')} credentials and broker logs")
+
+
 @pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",
          r"Local: All broker connections are down(?!: \d+/\d+ brokers are down)",
          "KafkaError{code=_ALL_BROKERS_DOWN,val=-187,str=\"Local: All broker connections are down\"}")
