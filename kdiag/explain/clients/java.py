@@ -316,6 +316,23 @@ def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
 
 
+# The cause under it, pasted alone as often as not (a framework's stack trace keeps only its last Caused by).
+@pattern("java.no_certification_path", JAVA, "unable to find valid certification path",
+         r"unable to find valid certification path to requested target",
+         "Caused by: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification "
+         "path to requested target")
+def _java_no_certification_path(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+
+
+# The consumer's (and admin's) word for metadata no broker gave in time: no broker answered at all.
+@pattern("java.fetching_topic_metadata", JAVA, "Timeout expired while fetching topic metadata",
+         r"Timeout expired while fetching topic metadata", "org.apache.kafka.common.errors.TimeoutException: Timeout "
+         "expired while fetching topic metadata")
+def _java_fetching_topic_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group(0))
+
+
 @pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
          r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
          r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied|handshake_failure)",

@@ -82,11 +82,16 @@ def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 # A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
 # listener does with plaintext (Confluent Cloud and MSK's SASL ports are SASL_SSL) -- the likely reading.
-@pattern("any.sasl_handshake_eof", ANY, "SASL handshake failed: EOF", r"SASL handshake failed: (?:unexpected )?EOF",
-         "could not successfully authenticate to broker.example:9092 with SASL: SASL handshake failed: EOF")
 def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0),
-                   guess="SASL handshake failed: EOF (the listener hung up instead of answering the SASL handshake)")
+                   guess=f"{m.group(0)} (the listener hung up instead of answering the SASL handshake)")
+
+
+_SASL_HANDSHAKE_EOF = r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF"
+for _needle, _example in (("SASL handshake failed: ", "could not successfully authenticate to broker.example:9092 "
+                           "with SASL: SASL handshake failed: EOF"),
+                          ("SASL handshake header", "Failed to read SASL handshake header : unexpected EOF")):
+    pattern(f"any.sasl_handshake_eof.{len(PATTERNS)}", ANY, _needle, _SASL_HANDSHAKE_EOF, _example)(_sasl_handshake_eof)
 
 
 # Go's io.EOF on a Kafka request: the broker hung up (segmentio/kafka-go's writer and reader, Sarama's requests).
