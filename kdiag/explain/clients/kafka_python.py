@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
                                      HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
-                                     TOPIC_MISSING,
+                                     TOPIC_MISSING, NO_LEADER,
                                      SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
                                      registrar, split_endpoint, tcp_status)
 
@@ -177,7 +177,7 @@ def _aiokafka_initiating(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("python.connection_closed", KAFKA_PYTHON, "closed", rf"Connection at (?P<hp>{HOSTPORT}) closed",
+@pattern("python.connection_closed", KAFKA_PYTHON, "Connection at ", rf"Connection at (?P<hp>{HOSTPORT}) (?:closed|broken)",
          "aiokafka.errors.KafkaConnectionError: Connection at localhost:9092 closed")
 def _python_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
@@ -250,6 +250,24 @@ _SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_
          "during handshake.")
 def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+
+
+# The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not
+# exist) and a partition's (5: no leader), as the protocol's numbers.
+@pattern("python.metadata_response", KAFKA_PYTHON, "MetadataResponse", r"MetadataResponse\w*\((?P<body>.*)",
+         "DEBUG [aiokafka.conn]: <AIOKafkaConnection host=kafka port=9092> Response 39: MetadataResponse(brokers="
+         "[(node_id=1002, host='kafka', port=9092)], topics=[(error_code=0, topic='t', partitions=[(error_code=5, "
+         "partition=0, leader=-1, replicas=[1002], isr=[])])])")
+def _python_metadata_response(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    body = m.group("body")
+    for node_id, host, port in re.findall(r"\(node_id=(-?\d+), host='([^']+)', port=(\d+)", body):
+        yield Fact("broker", host, int(port), int(node_id))
+    for error, topic, partitions in re.findall(r"\(error_code=(\d+), topic='([^']+)', (?:is_internal=\w+, )?"
+                                               r"partitions=\[(.*?)\]\)", body):
+        if error == "3":
+            yield Sighting(TOPIC_MISSING, KAFKA_PYTHON, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION (error_code=3)")
+        elif "error_code=5" in partitions:
+            yield Sighting(NO_LEADER, KAFKA_PYTHON, topic=topic, detail="LEADER_NOT_AVAILABLE")
 
 
 @pattern("python.topic_not_in_metadata", KAFKA_PYTHON, "not found in cluster metadata",
