@@ -126,7 +126,8 @@ def run_case(case: Case) -> Scored:
     env = Environment(stdin=stdin, stdout=io.StringIO(), stderr=io.StringIO(), stdin_isatty=False)
     status = main(["explain", "--json", "-"], env=env)
     stdout, stderr = env.stdout.getvalue(), env.stderr.getvalue()
-    if status not in (0, 1) or "Traceback" in stdout + stderr or "internal error" in stderr:
+    # kdiag's own traceback or internal error goes to stderr; stdout may quote a traceback the user pasted
+    if status not in (0, 1) or "Traceback" in stderr or "internal error" in stderr:
         return Scored(case, "crashed", (), f"exit {status}: {stderr.strip()[:200]}")
     try:
         document = json.loads(stdout)

@@ -183,6 +183,7 @@ class Observations:
     truncated_lines: int = 0
     binary_lines: int = 0
     dropped: int = 0  # sightings not kept once MAX_GROUPS distinct things were said
+    error_lines: list[tuple[int, str]] = field(default_factory=list)  # unrecognised lines that look like errors
 
     def add(self, line: LogLine, items: list[Sighting | Fact]) -> None:
         text = self.secrets.scrub(line.text)
