@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
@@ -204,25 +203,6 @@ def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(SASL_NEEDED, guess="broker might require SASL authentication")
 
 
-# librdkafka before 1.x: "Failed to connect to broker at host:port: why", in the syslog-like format too
-# (``RDKAFKA-3-FAIL: rdkafka#producer-0: localhost:9092/0: ...``). The connection's name keeps the address it
-# was created with (127.0.0.1:9093/bootstrap) while the address it dials is the one the metadata advertised:
-# a name and an address that differ mean the metadata re-pointed the connection.
-@pattern("librdkafka.connect_old", LIBRDKAFKA, "Failed to connect to broker at ",
-         r"Failed to connect to broker at \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d{1,5}): (?P<why>[^(]*)",
-         "1449192392.132 RDKAFKA-3-FAIL: rdkafka#producer-0: localhost:9092/0: Failed to connect to broker at "
-         "localhost:9092: Connection refused")
-def _rd_connect_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string)
-    host, port = m.group("host"), int(m.group("port"))
-    role, role_from = broker.role, None
-    if broker.host is not None and (normalise_host(broker.host), broker.port) != (normalise_host(host), port):
-        role, role_from = ADVERTISED, (f"librdkafka's connection {broker.host}:{broker.port} dials {host}:{port}: the "
-                                       "address the cluster's metadata advertised for it")
-    yield Sighting(CONNECT, LIBRDKAFKA, host, port, None, broker.node_id, role, status=tcp_status(m.group("why")),
-                   protocol=broker.protocol, detail=m.group("why").strip(), role_from=role_from)
-
-
 # A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the
 # broker's connections.max.idle.ms (10 min) closing an idle connection: normal, and librdkafka reconnects.
 @pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected (after ",
@@ -233,29 +213,6 @@ def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if m.group("state") == "UP" and int(m.group("ms")) >= 60000:
         return
     yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
-
-
-# librdkafka before 1.x, where later ones add their hint: a TLS handshake the other side hung up on at once (a
-# plaintext listener, most likely), and a SASL login the broker hung up on (the credentials, librdkafka guesses).
-@pattern("librdkafka.ssl_handshake_disconnected", LIBRDKAFKA, "SSL handshake failed: Disconnected (after",
-         r"SSL handshake failed: Disconnected \(after", "%3|1795731839.479|FAIL|rdkafka#producer-1| "
-         "[thrd:ssl://127.0.0.1:33381/bootstrap]: ssl://127.0.0.1:33381/bootstrap: SSL handshake failed: Disconnected "
-         "(after 0ms in state CONNECT)")
-def _rd_ssl_handshake_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail="SSL handshake failed: Disconnected",
-                                           guess="SSL handshake failed: Disconnected (the peer hung up on the "
-                                           "ClientHello)")
-
-
-@pattern("librdkafka.sasl_failure_disconnected", LIBRDKAFKA, "SASL authentication failure: Disconnected",
-         r"SASL authentication failure: Disconnected: check client (?P<mech>\S+) credentials",
-         "%3|1795731839.390|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:59855/bootstrap]: "
-         "sasl_plaintext://127.0.0.1:59855/bootstrap: SASL authentication failure: Disconnected: check client PLAIN "
-         "credentials and broker logs")
-def _rd_sasl_failure_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, mechanism=m.group("mech"),
-                                           detail="SASL authentication failure: Disconnected",
-                                           guess=f"check client {m.group('mech')} credentials and broker logs")
 
 
 @pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",
