@@ -130,6 +130,23 @@ _TEXTS: dict[str, _Text] = {
         (SASL, EXPLAIN),
         "Check the user name and password (sasl.jaas.config, or sasl.username / sasl.password) and, for SCRAM, "
         "that the user exists with that mechanism (kafka-configs --describe --entity-type users)."),
+    "SASL_CONNECTION_CLOSED": _Text(
+        "The broker closed the connection instead of answering the SASL login (SaslAuthenticate) or handshake: most "
+        "likely rejected credentials, from a broker or proxy that closes rather than answering "
+        "SASL_AUTHENTICATION_FAILED (Kafka before 1.0, franz-go's kfake, some proxies). The evidence has the bytes "
+        "sent and how long after them the close came.",
+        (SASL,),
+        "Confirm in the broker's log (Failed authentication ...), then check the user name and password."),
+    "BROKER_TOO_OLD": _Text(
+        "The broker's ApiVersions answer shares no version of a request kdiag needs (Metadata, SaslHandshake v1, "
+        "FindCoordinator, ...): the evidence has both version ranges.",
+        (METADATA, SASL, ADVERTISED),
+        "Upgrade the broker (or kdiag, when the broker is the newer side), or check it with a client of its era."),
+    "STAGE_FAILED_UNEXPLAINED": _Text(
+        "A stage failed and no other rule explains it: the most likely reading for that stage, hedged, with the "
+        "command that would make it certain.",
+        (DNS, TCP, TLS, SASL, METADATA, ADVERTISED, ROUNDTRIP),
+        "Run the command in the finding; the stage summary is what kdiag saw."),
     "ADVERTISED_NONROUTABLE": _Text(
         "A broker advertises 0.0.0.0, a multicast or another address no client can connect to.",
         (ADVERTISED, EXPLAIN, PCAP),
@@ -233,9 +250,9 @@ _TEXTS: dict[str, _Text] = {
 
 def catalog() -> tuple[CatalogEntry, ...]:
     """Every finding id, in the diagnosis catalog's order, with the lab scenarios that reproduce it."""
-    from kdiag.diagnose import CATALOG
+    from kdiag.diagnose import RULES
 
-    rules = {rule.id: rule for rule in CATALOG}
+    rules = {rule.id: rule for rule in RULES}
     scenarios = _scenarios_by_id()
     ordered = list(rules) + [finding_id for finding_id in _TEXTS if finding_id not in rules]
     entries = []

@@ -26,6 +26,7 @@ from kdiag import __version__
 from kdiag.capture.model import CaptureSummary
 from kdiag.finding import Finding
 from kdiag.jsonform import ReportFormatError, from_json, to_json
+from probes.hostport import hostport
 from probes.kerberos import KerberosCheck
 from probes.results import (
     DnsResult,
@@ -52,7 +53,7 @@ class Endpoint:
     port: int
 
     def __str__(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return hostport(self.host, self.port)
 
 
 @dataclass(frozen=True)

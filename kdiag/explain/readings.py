@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from kdiag.diagnose.facts import join_words
+from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.observations import Group

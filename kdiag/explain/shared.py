@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.implied import Implied, broker
 from kdiag.explain.observations import MAX_EXAMPLES, Group, message_of
 from kdiag.explain.sightings import BROKER_ROLES, UNKNOWN

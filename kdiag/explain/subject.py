@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kdiag.diagnose.facts import hostport
 from kdiag.explain.implied import Implied, broker
 from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group
 from kdiag.explain.sightings import BOOTSTRAP, UNKNOWN
 from kdiag.report import BrokerReport, Endpoint
+from probes.hostport import hostport
 
 BOOTSTRAP_LIST = "<bootstrap.servers>"  # in a command: the client's whole list
 BOOTSTRAP_HOST = "<bootstrap host>"  # in a broker setting: the address clients use

@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from kdiag.fleet.inputs import FileInputs, KafkaInput, classify
-from kdiag.fleet.tables import SAMPLES, STALE_INTERVALS, TABLES
+from kdiag.fleet.tables import KEYS, SAMPLES, STALE_INTERVALS, TABLES
 from kdiag.report import SCHEMA
 
 FLEET_SCHEMA = "kdiag.fleet/1"
@@ -34,16 +34,24 @@ FLEET_SCHEMA = "kdiag.fleet/1"
 
 _MASTER = re.compile(r"^(local(\[(\*|\d+)(,\d+)?\])?|spark://[^/\s]+|yarn|k8s://\S+)$")
 KAFKA_JARS_ENV = "KDIAG_SPARK_KAFKA_JARS"
-LOCAL_SHUFFLE_PARTITIONS = 4
-INPUT_SPLITS_PER_SHUFFLE_PARTITION = 2  # input splits are spark.sql.files.maxPartitionBytes (128 MiB) of JSON text
+ADVISORY_PARTITION_BYTES = "64m"
+ADAPTIVE = {
+    "spark.sql.adaptive.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.enabled": "true",
+    "spark.sql.adaptive.coalescePartitions.parallelismFirst": "false",
+    "spark.sql.adaptive.advisoryPartitionSizeInBytes": ADVISORY_PARTITION_BYTES,
+    "spark.sql.adaptive.skewJoin.enabled": "true",
+}
+"""Adaptive query execution under every master: each shuffle starts with ``shuffle_partitions`` and
+is coalesced to partitions of about 64 MB once its map side has run (``parallelismFirst`` off: the
+advisory size rules, not the core count), instead of Spark's fixed 200 (2 reports per task of a small
+input on a cluster) or a count fitted to one machine."""
 
 
-def local_shuffle_partitions(input_splits: int) -> int:
-    """Shuffle partitions in local mode: a few for a small input (each is a task per shuffle, and Spark's
-    200 would cost more than the work), one per two input splits beyond (a few hundred thousand reports
-    each): with 4 for every size, 4 million reports put a million in each task, and caching one ran the
-    4 GB driver out of heap."""
-    return max(LOCAL_SHUFFLE_PARTITIONS, input_splits // INPUT_SPLITS_PER_SHUFFLE_PARTITION)
+def shuffle_partitions(input_splits: int, parallelism: int) -> int:
+    """The shuffles' partitions before adaptive coalescing: enough for the input (one per input split:
+    a few hundred thousand reports each) and for every core twice; AQE merges the small ones."""
+    return max(2 * parallelism, input_splits)
 
 
 class FleetError(Exception):
@@ -62,14 +70,13 @@ class AnalyzeOptions:
     verbose: bool = False
     html: bool = True
     shuffle_partitions: int | None = None
+    table: str | None = None  # a reports table (kdiag fleet ingest) instead of, or beside, the inputs
 
 
 @dataclass
 class AnalyzeResult:
     out: str
     tables: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    accepted: int = 0
-    duplicates: int = 0
 
 
 # --- the schema ---------------------------------------------------------------------------------
@@ -189,7 +196,10 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
                .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
-    if options.shuffle_partitions:  # else local mode sizes them by the input (_run), a cluster by its own settings
+    if not submitted:  # under spark-submit, its --conf settings win (_adaptive fills in the ones not given)
+        for key, value in ADAPTIVE.items():
+            builder = builder.config(key, value)
+    if options.shuffle_partitions:  # else sized by the input (_run) and coalesced adaptively
         builder = builder.config("spark.sql.shuffle.partitions", str(options.shuffle_partitions))
     if kafka:
         jars = kafka_jars()
@@ -206,6 +216,11 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool) -> Any:
                               f'--driver-java-options "-Dlog4j2.configurationFile=file:{quiet}" pyspark-shell')
         spark = _quietly(builder.getOrCreate)
     spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
+    if submitted:
+        given = dict(spark.sparkContext.getConf().getAll())
+        for key, value in ADAPTIVE.items():
+            if key not in given:
+                spark.conf.set(key, value)
     return spark
 
 
@@ -248,9 +263,10 @@ END"""
 ENDPOINT = "CASE WHEN {h} LIKE '%:%' THEN concat('[', {h}, ']:', {p}) ELSE concat({h}, ':', {p}) END"
 
 
-def classified(text: Any) -> Any:
+def classified(text: Any, *, keep_text: bool = False) -> Any:
     """Every record with its ``reason`` (null: accepted); the accepted with their ``key`` (report_id,
-    or the text's SHA-256) and parsed fields ``p``, the rejected with their text (``value``) for samples."""
+    or the text's SHA-256) and parsed fields ``p``, the rejected with their text (``value``) for samples
+    (and the accepted with theirs too when ``keep_text``: the reports table keeps each report's JSON)."""
     from pyspark.sql import functions as F
 
     options = {"mode": "PERMISSIVE", "columnNameOfCorruptRecord": "_corrupt_record"}
@@ -262,15 +278,19 @@ def classified(text: Any) -> Any:
         F.expr("CASE WHEN reason IS NULL THEN coalesce(nullif(p.report_id, ''), concat('sha256:', sha2(value, 256))) "
                "END").alias("key"),
         F.expr("CASE WHEN reason IS NULL THEN p END").alias("p"),
-        F.expr("CASE WHEN reason IS NOT NULL THEN value END").alias("value"))
+        F.col("value") if keep_text else F.expr("CASE WHEN reason IS NOT NULL THEN value END").alias("value"))
 
 
-def accepted_reports(records: Any) -> Any:
-    """The accepted reports, one row per ``key`` (at-least-once deliveries counted once)."""
+REPORT_COLUMNS = ("key", "ts", "cluster", "cluster_id", "vantage", "findings", "brokers", "stages")
+"""The typed columns of an accepted report that every table reads (and the reports table stores)."""
+
+
+def report_rows(records: Any, *extra: Any) -> Any:
+    """The accepted records as ``REPORT_COLUMNS`` (and ``extra`` columns), duplicates still in."""
     from pyspark.sql import functions as F
 
     endpoint = ENDPOINT.format(h="e.host", p="e.port")
-    return (records.where(F.col("reason").isNull()).select(
+    return records.where(F.col("reason").isNull()).select(
         "key", "ts",
         F.expr(f"array_join(transform(p.bootstrap, e -> {endpoint}), ',')").alias("cluster"),
         F.col("p.cluster.cluster_id").alias("cluster_id"),
@@ -280,10 +300,26 @@ def accepted_reports(records: Any) -> Any:
                "array_position(transform(p.findings, g -> g.id), f.id) = i + 1)").alias("findings"),
         F.expr("coalesce(p.cluster.brokers, array())").alias("brokers"),
         F.expr("coalesce(p.stages, array())").alias("stages"),
-    ).dropDuplicates(["key"]))
+        *extra)
 
 
 # --- the tables ---------------------------------------------------------------------------------
+
+
+def stream_frame(reports: Any) -> Any:
+    """The de-duplicated reports in one windowed pass over each (cluster, vantage)'s reports in time
+    order: each with its finding ids and the previous report's time, and the previous and next reports'
+    finding ids and the next one's time. Every table is computed from this one frame (cached): the
+    vantages' gaps and the episodes need no other sort, and the episodes' own window (per cluster x
+    vantage x finding) runs on the same partitioning, without a shuffle."""
+    from pyspark.sql import functions as F
+
+    stream = _stream_window()
+    return (reports.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
+            .withColumn("prev_ts", F.lag("ts").over(stream))
+            .withColumn("prev_ids", F.lag("ids").over(stream))
+            .withColumn("next_ids", F.lead("ids").over(stream))
+            .withColumn("next_ts", F.lead("ts").over(stream)))
 
 
 def findings_table(reports: Any) -> Any:
@@ -295,9 +331,9 @@ def findings_table(reports: Any) -> Any:
     exploded = reports.select("cluster", "vantage", "ts", "key", F.explode("findings").alias("f"))
     table = exploded.groupBy("cluster", F.col("f.id").alias("finding_id")).agg(
         F.max_by("f.severity", latest).alias("severity"), F.count(F.lit(1)).alias("reports"),
-        F.countDistinct("vantage").alias("vantages"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
-        F.max_by("f.evidence", latest).alias("example"))
-    return table.join(cluster_ids, "cluster", "left").select(*TABLES["findings"])
+        F.size(F.collect_set("vantage")).alias("vantages"), F.min("ts").alias("first_seen"),
+        F.max("ts").alias("last_seen"), F.max_by("f.evidence", latest).alias("example"))
+    return table.join(F.broadcast(cluster_ids), "cluster", "left").select(*TABLES["findings"])
 
 
 def reachability_table(reports: Any) -> Any:
@@ -312,7 +348,6 @@ def reachability_table(reports: Any) -> Any:
                        WHEN coalesce(b.kafka.status, 'missing') != 'ok' THEN coalesce(b.kafka.status, 'missing')
                   END""").alias("failure"),
         F.expr("CASE WHEN b.tcp.status = 'ok' THEN coalesce(b.tcp.duration_ms, 0D) END").alias("connect_ms"))
-    attempts = attempts.persist()
     totals = attempts.groupBy(*keys).agg(
         F.count(F.lit(1)).alias("attempts"), F.count_if(F.col("failure").isNull()).alias("successes"),
         F.expr("percentile(connect_ms, array(0.5D, 0.95D))").alias("connect"))
@@ -340,45 +375,45 @@ def _stream_window() -> Any:
     return Window.partitionBy("cluster", "vantage").orderBy("ts", "key")
 
 
-def vantages_table(reports: Any) -> Any:
-    from pyspark.sql import functions as F
-
-    gaps = reports.select("vantage", "ts", ((F.unix_micros("ts") - F.lag(F.unix_micros("ts")).over(_stream_window()))
-                                            / F.lit(1e6)).alias("gap"))
-    newest = reports.agg(F.max("ts").alias("newest"))
-    table = gaps.groupBy("vantage").agg(
-        F.count(F.lit(1)).alias("reports"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
-        F.expr("percentile(gap, 0.5D)").alias("interval_s"))
-    stale = F.expr(f"interval_s IS NOT NULL AND (unix_micros(newest) - unix_micros(last_seen)) / 1e6D "
-                   f"> {STALE_INTERVALS} * interval_s")
-    return table.crossJoin(newest).select(*TABLES["vantages"][:-1], stale.alias("stale"))
-
-
-def episodes_frame(reports: Any) -> Any:
-    """Per cluster x vantage x finding, gaps and islands: an episode starts at a report carrying the
-    finding whose previous report (of that vantage and cluster) did not, and ends at the first later
-    report without it (``end``; null while ongoing)."""
+def vantages_table(stream: Any) -> Any:
+    """From ``stream_frame``: a vantage's gaps are those between consecutive reports of each cluster."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    stream = _stream_window()
-    marked = (reports.select("cluster", "vantage", "ts", "key", F.expr("transform(findings, f -> f.id)").alias("ids"))
-              .withColumn("prev_ids", F.lag("ids").over(stream))
-              .withColumn("next_ids", F.lead("ids").over(stream))
-              .withColumn("next_ts", F.lead("ts").over(stream))
-              .select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
-                      F.explode("ids").alias("finding_id"))
-              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
-              .withColumn("end", F.expr("CASE WHEN NOT coalesce(array_contains(next_ids, finding_id), false) "
-                                        "THEN next_ts END")))
+    gaps = stream.select("vantage", "ts", ((F.unix_micros("ts") - F.unix_micros("prev_ts")) / F.lit(1e6)).alias("gap"))
+    table = gaps.groupBy("vantage").agg(
+        F.count(F.lit(1)).alias("reports"), F.min("ts").alias("first_seen"), F.max("ts").alias("last_seen"),
+        F.expr("percentile(gap, 0.5D)").alias("interval_s"))
+    newest = F.max("last_seen").over(Window.partitionBy())  # one window over the small table: a row per vantage
+    stale = F.expr(f"interval_s IS NOT NULL AND (unix_micros(newest) - unix_micros(last_seen)) / 1e6D "
+                   f"> {STALE_INTERVALS} * interval_s")
+    return table.withColumn("newest", newest).select(*TABLES["vantages"][:-1], stale.alias("stale"))
+
+
+def episodes_frame(stream: Any) -> Any:
+    """From ``stream_frame``, per cluster x vantage x finding, gaps and islands: an episode starts at a
+    report carrying the finding whose previous report (of that vantage and cluster) did not, and
+    closes at its last report carrying it; it ends at the next report (``end``; null while ongoing,
+    when no report follows). One row per episode, at its closing report, with the running start."""
+    from pyspark.sql import Window
+    from pyspark.sql import functions as F
+
     running = (Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
                .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    numbered = marked.withColumn("episode", F.sum(F.col("is_start").cast("int")).over(running))
-    return (numbered.groupBy("cluster", "vantage", "finding_id", "episode")
-            .agg(F.min("ts").alias("start"), F.max("end").alias("end"), F.count(F.lit(1)).alias("reports")))
+    ordered = Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
+    marked = (stream.select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
+                            F.explode("ids").alias("finding_id"))
+              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
+              .withColumn("closes", F.expr("NOT coalesce(array_contains(next_ids, finding_id), false)"))
+              .withColumn("n", F.row_number().over(ordered)))
+    started = (marked.withColumn("start", F.last(F.when(F.col("is_start"), F.col("ts")), ignorenulls=True).over(running))
+               .withColumn("start_n", F.last(F.when(F.col("is_start"), F.col("n")), ignorenulls=True).over(running)))
+    return started.where("closes").select(
+        "cluster", "vantage", "finding_id", "start", F.col("next_ts").alias("end"),
+        (F.col("n") - F.col("start_n") + 1).alias("reports"))
 
 
-def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
+def incidents_table(stream: Any, *, min_vantages: int = 1) -> Any:
     """Unions of a cluster's overlapping or touching episodes of one finding, with how many vantages
     were affected at once at the peak; kept when that peak reached ``min_vantages``."""
     from pyspark.sql import Window
@@ -388,7 +423,7 @@ def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
     order = Window.partitionBy("cluster", "finding_id").orderBy("start", "vantage")
     before = order.rowsBetween(Window.unboundedPreceding, -1)
     upto = order.rowsBetween(Window.unboundedPreceding, Window.currentRow)
-    episodes = (episodes_frame(reports)
+    episodes = (episodes_frame(stream)
                 .withColumn("reach", F.max(F.coalesce("end", far)).over(before))
                 .withColumn("new", (F.col("reach").isNull() | (F.col("start") > F.col("reach"))).cast("int"))
                 .withColumn("incident", F.sum("new").over(upto))).persist()
@@ -402,19 +437,19 @@ def incidents_table(reports: Any, *, min_vantages: int = 1) -> Any:
     incidents = episodes.groupBy(*keys).agg(
         F.min("start").alias("onset"),
         F.expr("CASE WHEN count_if(end IS NULL) > 0 THEN NULL ELSE max(end) END").alias("resolved"),
-        F.countDistinct("vantage").alias("vantages"), F.sum("reports").alias("reports"))
+        F.size(F.collect_set("vantage")).alias("vantages"), F.sum("reports").alias("reports"))
     return (incidents.join(peaks, keys).where(F.col("peak_vantages") >= min_vantages)
             .select(*TABLES["incidents"]))
 
 
-def rejected_rows(records: Any) -> list[dict[str, Any]]:
-    """(source, reason, count, up to five samples): counted in Spark, the samples scrubbed here."""
+def rejected_rows(bad: Any) -> list[dict[str, Any]]:
+    """(source, reason, count, up to five samples) of the rejected records (source, reason, value):
+    counted in Spark, the samples scrubbed here."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     from kdiag.fleet.reference import scrub_sample
 
-    bad = records.where(F.col("reason").isNotNull()).select("source", "reason", "value")
     counts = {(r["source"], r["reason"]): r["count"] for r in bad.groupBy("source", "reason").count().collect()}
     first = Window.partitionBy("source", "reason").orderBy("value")
     samples: dict[tuple[str, str], list[str]] = {}
@@ -453,8 +488,13 @@ def check_out(out: str, overwrite: bool) -> None:
         raise FleetError(f"--out {out}: {local.parent} is not a directory")
 
 
-def to_python(rows: list[Any]) -> list[dict[str, Any]]:
-    return [row.asDict(recursive=True) for row in rows]
+def to_python(rows: list[Any], name: str | None = None) -> list[dict[str, Any]]:
+    """Rows as dicts, sorted by the table's key when ``name`` is given (the views show them in this
+    order, the same whatever the input and the partitioning)."""
+    out = [row.asDict(recursive=True) for row in rows]
+    if name is not None:
+        out.sort(key=lambda row: tuple((row[k] is None, "" if row[k] is None else row[k]) for k in KEYS[name]))
+    return out
 
 
 def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = None) -> AnalyzeResult:
@@ -463,7 +503,7 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     check_java()
     check_master(options.master)
     check_out(options.out, options.overwrite)
-    files, topics = classify(options.inputs)
+    files, topics = classify(options.inputs) if options.inputs else (FileInputs(), ())
     if topics:
         from kdiag.fleet.kafka_input import check_topics
 
@@ -496,23 +536,76 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     return result
 
 
+def _day(value: str) -> str:
+    """The UTC day (``YYYY-MM-DD``, the table's partition value) of an ISO 8601 time."""
+    import datetime as _dt
+
+    moment = _dt.datetime.fromisoformat(value)
+    moment = moment if moment.tzinfo else moment.replace(tzinfo=_dt.timezone.utc)
+    return moment.astimezone(_dt.timezone.utc).strftime("%Y-%m-%d")
+
+
+def table_frames(spark: Any, table: str, options: AnalyzeOptions) -> tuple[Any, Any]:
+    """(reports with duplicates, rejected records) of a reports table; only the days in
+    ``--since``/``--until`` are read (partition pruning)."""
+    from pyspark.sql import functions as F
+
+    from kdiag.fleet.ingest import Table
+
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    handle = Table(spark, table)
+    if not handle.children(handle.reports):
+        raise FleetError(f"--table {table}: no reports ingested there (kdiag fleet ingest SOURCE... --table DIR)")
+    reports = spark.read.parquet(handle.reports)
+    if options.since:
+        reports = reports.where(F.col("day") >= _day(options.since))
+    if options.until:
+        reports = reports.where(F.col("day") <= _day(options.until))
+    reports = reports.select(*REPORT_COLUMNS)
+    if handle.children(handle.rejected):
+        rejected = spark.read.parquet(handle.rejected).select("source", "reason", "value")
+    else:
+        rejected = spark.createDataFrame([], "source string, reason string, value string")
+    return reports, rejected
+
+
 def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequence[KafkaInput], work: str,
          say: Callable[[str], None]) -> AnalyzeResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     say("reading and parsing the reports")
-    text = read_text(spark, files, topics)
-    if options.shuffle_partitions is None and spark.sparkContext.master.startswith("local"):
-        spark.conf.set("spark.sql.shuffle.partitions", str(local_shuffle_partitions(text.rdd.getNumPartitions())))
-    records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
+    cached = []
+    all_reports, all_rejected = [], []
+    splits = 1
+    if files.lines or files.whole or topics:
+        text = read_text(spark, files, topics)
+        splits = text.rdd.getNumPartitions()
+        records = classified(text).persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(records)
+        all_reports.append(report_rows(records))
+        all_rejected.append(records.where(F.col("reason").isNotNull()).select("source", "reason", "value"))
+    if options.table:
+        table_reports, table_rejected = table_frames(spark, options.table, options)
+        splits = max(splits, table_reports.rdd.getNumPartitions())
+        all_reports.append(table_reports)
+        all_rejected.append(table_rejected)
+    if options.shuffle_partitions is None:
+        spark.conf.set("spark.sql.shuffle.partitions",
+                       str(shuffle_partitions(splits, spark.sparkContext.defaultParallelism)))
+    raw = all_reports[0]
+    for frame in all_reports[1:]:
+        raw = raw.unionByName(frame)
+    bad = all_rejected[0]
+    for frame in all_rejected[1:]:
+        bad = bad.unionByName(frame)
     try:
-        reports = accepted_reports(records)
         if options.since:
-            reports = reports.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
+            raw = raw.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
         if options.until:
-            reports = reports.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
-        reports = reports.persist(StorageLevel.MEMORY_AND_DISK)
+            raw = raw.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
+        reports = stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
+        cached.append(reports)
         result = AnalyzeResult(out=options.out)
         frames = {
             "findings": findings_table(reports), "reachability": reachability_table(reports),
@@ -523,16 +616,14 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             say(f"computing {name}")
             frame = frame.select(*TABLES[name]).coalesce(1)
             frame.write.parquet(f"{work}/{name}")
-            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect())
+            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect(), name)
         say("counting rejected records")
-        rejected = rejected_rows(records)
+        rejected = rejected_rows(bad)
         rejected_frame(spark, rejected).coalesce(1).write.parquet(f"{work}/rejected")
         result.tables["rejected"] = rejected
-        result.accepted = records.where(F.col("reason").isNull()).count()
-        result.duplicates = result.accepted - reports.count() if not (options.since or options.until) else 0
-        reports.unpersist()
     finally:
-        records.unpersist()
+        for frame in cached:
+            frame.unpersist()
     return result
 
 
@@ -541,7 +632,8 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
 
 def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
     parser = argparse.ArgumentParser(prog="kdiag.fleet.job", description="kdiag's fleet job (kdiag fleet analyze).")
-    parser.add_argument("inputs", nargs="+", metavar="INPUT")
+    parser.add_argument("inputs", nargs="*", metavar="INPUT")
+    parser.add_argument("--table", help="a reports table written by kdiag fleet ingest")
     parser.add_argument("--out", required=True)
     parser.add_argument("--master")
     parser.add_argument("--since")
@@ -551,8 +643,10 @@ def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--no-html", dest="html", action="store_false")
     args = parser.parse_args(argv)
+    if not args.inputs and not args.table:
+        parser.error("give INPUT... or --table DIR")
     return AnalyzeOptions(tuple(args.inputs), args.out, args.master, args.since, args.until, args.min_vantages,
-                          args.overwrite, args.verbose, args.html)
+                          args.overwrite, args.verbose, args.html, table=args.table)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

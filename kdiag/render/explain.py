@@ -1,6 +1,6 @@
 """``kdiag explain``'s answer as text, Markdown or JSON: pure functions of an ``Explanation``.
 
-Findings are drawn exactly as in a report (``kdiag.render.finding``), so a support engineer reads one
+Findings are drawn exactly as in a report (``kdiag.render.finding_layout``), so a support engineer reads one
 format whichever command produced it.
 """
 
@@ -63,7 +63,7 @@ def render_text(explanation: Explanation, *, width: int = 100, color: bool = Fal
     from rich.text import Text
 
     from kdiag.render.console import console_text, text_console
-    from kdiag.render.finding import draw_finding
+    from kdiag.render.finding_layout import draw_finding
 
     console = text_console(width=width, color=color)
     console.print(Text(summary_line(explanation), style="bold"))
@@ -74,7 +74,7 @@ def render_text(explanation: Explanation, *, width: int = 100, color: bool = Fal
 
 
 def render_markdown(explanation: Explanation) -> str:
-    from kdiag.render.finding import finding_markdown
+    from kdiag.render.finding_layout import finding_markdown
 
     blocks = ["## kdiag explain", summary_line(explanation)]
     unread = unread_errors(explanation)

@@ -20,6 +20,7 @@ import yaml
 
 from kdiag.lab.kafka import free_ports
 from tests.kdiag_cli import REPO
+from tests.waiting import wait_until
 
 POD = REPO / "deploy" / "kubernetes" / "pod.yaml"
 COMPOSE = REPO / "deploy" / "compose" / "compose.yaml"
@@ -42,8 +43,10 @@ def moved(env: dict[str, str], tmp_path: Path, bootstrap: str, port: int) -> tup
     return env, f"http://127.0.0.1:{port}"
 
 
-def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -> tuple[str, str, str]:
-    """Start it, wait for /readyz 200, read /metrics and /report, SIGTERM it: (metrics, report, log)."""
+def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path,
+              settled=lambda metrics: True) -> tuple[str, str, str]:
+    """Start it, wait for /readyz 200 and for /metrics to satisfy ``settled`` (the loop records a report
+    before its sinks take it), read /metrics and /report, SIGTERM it: (metrics, report, log)."""
     (tmp_path / "state").mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if not k.startswith("KDIAG_")}
     log = tmp_path / "watch.log"
@@ -51,13 +54,16 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -
         process = subprocess.Popen([sys.executable, "-m", "kdiag", *args], stdout=out, stderr=subprocess.STDOUT,
                                    env={**keep, "PYTHONPATH": str(REPO), **env})
     try:
-        deadline = time.monotonic() + 60
-        while get_status(f"{base}/readyz") != 200:
+        def ready() -> bool:
             assert process.poll() is None, f"kdiag watch exited {process.returncode}: {log.read_text()[-800:]}"
-            assert time.monotonic() < deadline, f"/readyz not 200 within 60 s: {log.read_text()[-800:]}"
-            time.sleep(0.05)
+            return get_status(f"{base}/readyz") == 200
+
+        wait_until(ready, 60, lambda: f"/readyz 200 (log: {log.read_text()[-800:]})")
         assert get(f"{base}/livez")[0] == 200
-        metrics, report = get(f"{base}/metrics")[1], get(f"{base}/report")[1]
+        while not settled(metrics := get(f"{base}/metrics")[1]):
+            assert time.monotonic() < deadline, f"/metrics did not settle within 60 s: {metrics[-800:]}"
+            time.sleep(0.05)
+        report = get(f"{base}/report")[1]
     finally:
         started = time.monotonic()
         process.send_signal(signal.SIGTERM)
@@ -87,18 +93,21 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
     topic sinks take the report on the emptyDir's paths, and the password is in no output."""
     pod = next(d for d in yaml.safe_load_all(POD.read_text()) if d["kind"] == "Pod")
     sidecar = next(c for c in pod["spec"]["containers"] if c["name"] == "kdiag")
-    fields = {"metadata.namespace": "payments", "metadata.name": "payments"}
+    fields = {"metadata.namespace": "payments", "metadata.name": "payments", "status.podIP": "127.0.0.1"}
     env: dict[str, str] = {}
     for variable in sidecar["env"]:
         value = variable.get("value") or fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
         env[variable["name"]] = re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], value)
     assert env["KDIAG_VANTAGE"] == "k8s/prod-eu/payments/payments"
+    assert env["KDIAG_LISTEN"] == "127.0.0.1:9108"  # the pod IP, expanded
     listen, refused = free_ports(2)  # one call: two calls may hand out one port twice
     env, base = moved(env, tmp_path, f"127.0.0.1:{refused}", listen)
     secret = Path(env["KDIAG_CLIENT_SASL_PASSWORD_FILE"])
     secret.parent.mkdir(parents=True)
     secret.write_text(PASSWORD)
-    metrics, report, log = run_watch(sidecar["args"], env, base, tmp_path)
+    metrics, report, log = run_watch(sidecar["args"], env, base, tmp_path, settled=lambda metrics: (
+        sample(metrics, "kdiag_sink_spooled_reports", sink="topic") >= 1
+        and sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1))
     assert sample(metrics, "kdiag_finding", id="BOOTSTRAP_REFUSED", severity="error") == 1
     assert sample(metrics, "kdiag_probe_success") == 0
     assert sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1
@@ -115,7 +124,8 @@ def test_the_compose_sidecars_environment_runs_kdiag_watch_against_a_real_broker
     [listen] = free_ports(1)
     env, base = moved({k: str(v) for k, v in service["environment"].items()}, tmp_path, kafka_broker.bootstrap_servers,
                       listen)
-    metrics, report, _log = run_watch(service["command"], env, base, tmp_path)
+    metrics, report, _log = run_watch(service["command"], env, base, tmp_path, settled=lambda metrics: (
+        sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1))
     found = [(f["id"], f["title"]) for f in json.loads(report)["findings"]]
     assert sample(metrics, "kdiag_probe_success") == 1, found  # a failure says what the probe found
     assert sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, PRIVATE_IP, SINGLE_LABEL,
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders.bootstrap import JAVA_REFUSED
 from kdiag.explain.implied import broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES

@@ -6,12 +6,14 @@ from files; a topic that does not exist is one line and exit 2; and end to end, 
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import signal
 import subprocess
 import sys
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -99,10 +101,14 @@ def test_watch_reports_a_broker_outage_to_the_topic_and_the_fleet_job_finds_the_
         _wait_for_log(tmp_path / "watch.stderr", "healthy", 120, watch)
         broker.stop()  # break: the bootstrap is refused
         _wait_for_log(tmp_path / "watch.stderr", "healthy → broken", 60, watch)
-        time.sleep(3)
+        _wait_for_reports(tmp_path / "reports", lambda broken: broken >= 2, 60, watch)  # a few broken reports
         broker = KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=workdir, timeout=180)  # heal
         _wait_for_log(tmp_path / "watch.stderr", "broken → healthy", 120, watch)
-        time.sleep(8)  # a few healthy reports after the recovery, and the spool replayed onto the topic
+        # a few healthy reports after the recovery, and the spool replayed onto the topic
+        healed = _healthy_after_broken(tmp_path / "reports")
+        _wait_for_reports(tmp_path / "reports", lambda _: _healthy_after_broken(tmp_path / "reports") >= healed + 3,
+                          60, watch)
+        _wait_until(lambda: not list((tmp_path / "spool").glob("*.json")), 60, "the spool never emptied")
         watch.send_signal(signal.SIGTERM)
         assert watch.wait(10) == 0
         out = tmp_path / "out"
@@ -118,6 +124,47 @@ def test_watch_reports_a_broker_outage_to_the_topic_and_the_fleet_job_finds_the_
             watch.kill()
         log.close()
         broker.stop()
+
+
+def _reports(directory: Path) -> list[dict[str, Any]]:
+    """Every report the watch has written to its --report-dir so far (sealed and open segments)."""
+    found = []
+    for path in sorted(directory.glob("*.jsonl*")) + sorted(directory.glob(".*.jsonl*")):
+        for line in path.read_text(errors="replace").splitlines():
+            try:
+                found.append(json.loads(line))
+            except ValueError:
+                continue  # a line being written
+    return sorted(found, key=lambda r: r.get("generated_at", ""))
+
+
+def _broken(report: dict[str, Any]) -> bool:
+    return any(f.get("id", "").startswith("BOOTSTRAP_") for f in report.get("findings") or ())
+
+
+def _healthy_after_broken(directory: Path) -> int:
+    reports = _reports(directory)
+    last = max((n for n, r in enumerate(reports) if _broken(r)), default=len(reports))
+    return sum(1 for r in reports[last + 1:] if not _broken(r))
+
+
+def _wait_until(condition: Callable[[], bool], timeout: float, message: str) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if condition():
+            return
+        time.sleep(0.2)
+    raise AssertionError(message)
+
+
+def _wait_for_reports(directory: Path, enough: Callable[[int], bool], timeout: float,
+                      process: subprocess.Popen[bytes]) -> None:
+    """Until ``enough(the count of broken reports written)``, the watch still running."""
+    def check() -> bool:
+        assert process.poll() is None, "kdiag watch exited"
+        return enough(sum(1 for r in _reports(directory) if _broken(r)))
+
+    _wait_until(check, timeout, f"kdiag watch's reports never got there: {len(_reports(directory))} written")
 
 
 def _wait_for_log(path: Path, text: str, timeout: float, process: subprocess.Popen[bytes]) -> None:

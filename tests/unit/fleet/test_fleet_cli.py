@@ -78,7 +78,7 @@ def test_a_bad_kafka_url_and_a_bad_time_are_refused(tmp_path: Path) -> None:
 
 
 def test_every_fleet_subcommand_takes_debug(capsys: pytest.CaptureFixture[str]) -> None:
-    for command in ("analyze", "generate"):
+    for command in ("analyze", "ingest", "generate"):
         code, _, _ = _run("fleet", command, "--help")
         assert code == 0 and "--debug" in capsys.readouterr().out
 
@@ -137,3 +137,15 @@ def test_the_summary_shows_outside_text_through_the_one_sanitizer_and_never_as_m
                               report(0, "w"), report(59, "w")])
     text = render_summary(tables, width=200)
     assert "[bold]v\\u202e1" in text and "\u202e" not in text
+
+
+def test_ingest_refuses_a_missing_directory_a_bad_trigger_and_no_input_in_one_line(tmp_path: Path) -> None:
+    code, _, stderr = _run("fleet", "ingest", str(tmp_path / "nope"), "--table", str(tmp_path / "t"), "--once")
+    _one_line_exit_2(code, stderr, "not a directory")
+    code, _, stderr = _run("fleet", "ingest", str(tmp_path), "--table", str(tmp_path / "t"), "--trigger", "soon")
+    _one_line_exit_2(code, stderr, "an interval such as 30s")
+    code, _, stderr = _run("fleet", "ingest", "kafka://broker:9092", "--table", str(tmp_path / "t"))
+    _one_line_exit_2(code, stderr, "kafka://BOOTSTRAP/TOPIC")
+    code, _, stderr = _run("fleet", "analyze", "--out", str(tmp_path / "out"))
+    _one_line_exit_2(code, stderr, "INPUT... or --table DIR")
+    assert not (tmp_path / "t").exists() and not (tmp_path / "out").exists()

@@ -1,0 +1,398 @@
+"""``kdiag fleet ingest``: reports from Kafka topics and report directories into a reports table, each
+record exactly once across runs, crashes and restarts (Spark Structured Streaming).
+
+The table (``--table DIR``) is plain Parquet that any engine reads (Spark, DuckDB, Trino, pandas)::
+
+    DIR/reports/day=YYYY-MM-DD/batch=N/part-*.parquet   accepted reports: REPORT_COLUMNS, source, report (JSON)
+    DIR/rejected/batch=N/part-*.parquet                 rejected records: source, reason, value
+    DIR/_checkpoint/                                    Spark's offsets and commits (hidden from readers)
+    DIR/_kdiag_table.json                               the table's format and its sources
+
+How each record lands once: the stream runs ``foreachBatch``; batch N (its input fixed by the offset
+log before it runs: the same Kafka offsets, the same files when it is run again) is written with
+dynamic partition overwrite into the partitions ``batch=N`` only, so running batch N again after a
+crash replaces what its first run wrote instead of adding to it; Spark records N in ``commits/``
+after the function returns, and the next run starts at N + 1 (or re-runs N). The plain Parquet file
+sink (its ``_spark_metadata`` log) would give the same guarantee for one output, but not for two (the
+reports and the rejected) from one read of the source, and every reader would have to honour its log.
+
+No watermark: a report that arrives days late is written into its own day's partition like any other
+(the tables are recomputed over the whole table by ``analyze``, so nothing is ever finalized early).
+Duplicates (a sidecar's at-least-once re-delivery, a ticket's copy) are kept in the table as records,
+and ``analyze`` removes them by ``report_id``, exactly, over the whole table.
+
+Compaction: a batch writes a few files per day it touches. When a day holds ``COMPACT_AT`` batch
+directories or more (and at the end of every run), its committed batches (never one a crash or a stop
+left half-written: it runs again) are rewritten into one directory ``batch=cM`` (M: the newest batch it
+covers), then the covered directories are deleted.
+The rule "``batch=cM`` covers every batch numbered M or less in its day" is checked at the start of
+every run, so a crash between the rename and the deletes leaves nothing counted twice for long
+(``analyze`` de-duplicates by ``report_id`` meanwhile), and a crash before the rename leaves only a
+hidden ``_compacting`` directory, deleted then.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from kdiag.fleet.inputs import InputError, KafkaInput, parse_kafka
+
+TABLE_FORMAT = "kdiag.fleet-table/1"
+META = "_kdiag_table.json"
+CHECKPOINT = "_checkpoint"
+COMPACTING = "_compacting"
+COMPACT_AT = 16
+"""A day's batch directories that make it due for compaction while a continuous ingest runs."""
+ROWS_PER_FILE = 500_000
+"""Compacted files hold about this many reports (about 100 MB of Parquet)."""
+LINE_GLOB = "*.{jsonl,jsonl.gz}"
+WHOLE_GLOB = "*.json"
+BINARY_FILE = "path string, modificationTime timestamp, length long, content binary"
+_TRIGGER = re.compile(r"^(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hours?)$")
+
+
+@dataclass(frozen=True)
+class IngestOptions:
+    sources: tuple[str, ...]
+    table: str
+    once: bool = False
+    trigger: str = "30s"
+    master: str | None = None
+    verbose: bool = False
+    max_files_per_batch: int | None = None
+    max_records_per_batch: int | None = None
+    shuffle_partitions: int | None = None
+
+
+@dataclass(frozen=True)
+class IngestResult:
+    batches: int
+    reports: int
+    rejected: int
+    compacted_days: int
+
+
+def trigger_interval(text: str) -> str:
+    """``30s``, ``5m``, ``1h`` -> Spark's ``30 seconds``; anything else an InputError."""
+    match = _TRIGGER.match(text.strip())
+    if not match or int(match.group(1)) < 1:
+        raise InputError(f"--trigger {text}: an interval such as 30s, 5m or 1h")
+    unit = {"s": "seconds", "m": "minutes", "h": "hours"}[match.group(2)[0]]
+    return f"{match.group(1)} {unit}"
+
+
+def parse_sources(sources: Sequence[str]) -> tuple[tuple[str, ...], tuple[KafkaInput, ...]]:
+    """(directories, topics): a source is kafka://BOOTSTRAP/TOPIC or a directory (local or any Hadoop
+    URL) that new report files are written into."""
+    import os
+
+    directories: list[str] = []
+    topics: list[KafkaInput] = []
+    for source in sources:
+        if source.startswith("kafka://"):
+            topics.append(parse_kafka(source))
+            continue
+        if "://" in source and not source.startswith("file://"):
+            directories.append(source)
+            continue
+        local = source.removeprefix("file://")
+        if not os.path.isdir(local):
+            raise InputError(f"{source}: not a directory (ingest reads directories that report files are "
+                             "written into, and kafka://BOOTSTRAP/TOPIC)")
+        directories.append("file://" + os.path.abspath(local))
+    return tuple(directories), tuple(topics)
+
+
+# --- the stream ---------------------------------------------------------------------------------
+
+
+def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaInput],
+                options: IngestOptions) -> Any:
+    """(source, value) as a stream: each line of the ``*.jsonl``/``*.jsonl.gz`` files below each
+    directory, each whole ``*.json`` file (binaryFile: the text source has no whole-file mode when
+    streaming), each Kafka record. The union's order is part of the checkpoint: it follows the sources."""
+    from pyspark.sql import functions as F
+
+    frames = []
+    for directory in directories:
+        lines = spark.readStream.option("recursiveFileLookup", "true").option("pathGlobFilter", LINE_GLOB)
+        whole = (spark.readStream.format("binaryFile").schema(BINARY_FILE)
+                 .option("recursiveFileLookup", "true")
+                 .option("pathGlobFilter", WHOLE_GLOB))
+        if options.max_files_per_batch:
+            lines = lines.option("maxFilesPerTrigger", options.max_files_per_batch)
+            whole = whole.option("maxFilesPerTrigger", options.max_files_per_batch)
+        frames.append(lines.text(directory).select(F.col("_metadata.file_path").alias("source"), "value"))
+        frames.append(whole.load(directory).select(F.col("path").alias("source"),
+                                                   F.expr("decode(content, 'UTF-8')").alias("value")))
+    for topic in topics:
+        reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
+                  .option("subscribe", topic.topic).option("startingOffsets", "earliest")
+                  .option("failOnDataLoss", "false"))
+        if options.max_records_per_batch:
+            reader = reader.option("maxOffsetsPerTrigger", options.max_records_per_batch)
+        frames.append(reader.load().select(F.lit(str(topic)).alias("source"),
+                                           F.col("value").cast("string").alias("value")))
+    text = frames[0]
+    for frame in frames[1:]:
+        text = text.unionByName(frame)
+    return text.where(F.trim(F.col("value"), F.lit(" \t\r\n")) != "")
+
+
+class Table:
+    """The reports table's directories, through Hadoop's file system (local, hdfs://, s3a://)."""
+
+    def __init__(self, spark: Any, root: str) -> None:
+        self.spark = spark
+        self.root = root.rstrip("/")
+        jvm = spark._jvm
+        self._Path = jvm.org.apache.hadoop.fs.Path
+        self.fs = self._Path(self.root).getFileSystem(spark._jsc.hadoopConfiguration())
+
+    @property
+    def reports(self) -> str:
+        return f"{self.root}/reports"
+
+    @property
+    def rejected(self) -> str:
+        return f"{self.root}/rejected"
+
+    @property
+    def checkpoint(self) -> str:
+        return f"{self.root}/{CHECKPOINT}"
+
+    def path(self, text: str) -> Any:
+        return self._Path(text)
+
+    def children(self, directory: str) -> list[str]:
+        """Names in ``directory`` (none when it does not exist)."""
+        path = self._Path(directory)
+        if not self.fs.exists(path):
+            return []
+        return sorted(status.getPath().getName() for status in self.fs.listStatus(path))
+
+    def delete(self, directory: str) -> None:
+        self.fs.delete(self._Path(directory), True)
+
+    def rename(self, source: str, target: str) -> bool:
+        return bool(self.fs.rename(self._Path(source), self._Path(target)))
+
+    def read_meta(self) -> dict[str, Any] | None:
+        path = self._Path(f"{self.root}/{META}")
+        if not self.fs.exists(path):
+            return None
+        stream = self.fs.open(path)
+        try:
+            data = bytes(self.spark._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
+        finally:
+            stream.close()
+        try:
+            return json.loads(data.decode("utf-8"))
+        except ValueError:
+            raise InputError(f"{self.root}/{META}: not a kdiag table's description (not JSON)") from None
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        stream = self.fs.create(self._Path(f"{self.root}/{META}"), True)
+        stream.write(bytearray((json.dumps(meta, indent=1) + "\n").encode("utf-8")))
+        stream.close()
+
+
+def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as parse_sources gives them
+    """A new table is described; an existing one must be a kdiag table of the same sources (its
+    checkpoint's offsets belong to them: other sources need another table, or a new one)."""
+    meta = table.read_meta()
+    if meta is None:
+        if table.children(table.root) and not set(table.children(table.root)) <= {"reports", "rejected", CHECKPOINT}:
+            raise InputError(f"--table {table.root}: exists and is not a kdiag reports table")
+        table.write_meta({"format": TABLE_FORMAT, "sources": list(sources)})
+        return
+    if meta.get("format") != TABLE_FORMAT:
+        raise InputError(f"--table {table.root}: a table of format {meta.get('format')!r}, not {TABLE_FORMAT}")
+    if list(meta.get("sources") or []) != list(sources):
+        raise InputError(f"--table {table.root}: ingests {', '.join(meta.get('sources') or [])}; give the same "
+                         "sources in the same order (the checkpoint holds their offsets), or another --table")
+
+
+def write_batch(table: Table, batch: Any, batch_id: int) -> tuple[int, int]:
+    """Batch ``batch_id`` into its own partitions ``batch=N`` of both tables (dynamic overwrite: run
+    again, it replaces them). (accepted, rejected) counts."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    from kdiag.fleet.job import classified, report_rows
+
+    records = classified(batch, keep_text=True).persist(StorageLevel.MEMORY_AND_DISK)
+    try:
+        reports = report_rows(records, "source", F.col("value").alias("report"),
+                              F.date_format("ts", "yyyy-MM-dd").alias("day"), F.lit(str(batch_id)).alias("batch"))
+        reports.write.mode("overwrite").partitionBy("day", "batch").parquet(table.reports)
+        rejected = (records.where(F.col("reason").isNotNull())
+                    .select("source", "reason", "value", F.lit(str(batch_id)).alias("batch")))
+        rejected.write.mode("overwrite").partitionBy("batch").parquet(table.rejected)
+        counts = records.agg(F.count_if(F.col("reason").isNull()).alias("accepted"),
+                             F.count_if(F.col("reason").isNotNull()).alias("rejected")).collect()[0]
+    finally:
+        records.unpersist()
+    return counts["accepted"], counts["rejected"]
+
+
+# --- compaction ---------------------------------------------------------------------------------
+
+
+def _batch_number(name: str) -> tuple[bool, int] | None:
+    """``batch=12`` -> (False, 12); ``batch=c12`` -> (True, 12); anything else None."""
+    match = re.fullmatch(r"batch=(c?)(\d+)", name)
+    return (match.group(1) == "c", int(match.group(2))) if match else None
+
+
+def _partition_dirs(table: Table) -> list[str]:
+    """The directories that hold batch directories: each day of the reports, and the rejected."""
+    days = [f"{table.reports}/{name}" for name in table.children(table.reports) if name.startswith("day=")]
+    return days + ([table.rejected] if table.children(table.rejected) else [])
+
+
+def settle(table: Table) -> None:
+    """Applies the compaction rule after a crash: in each directory, the newest ``batch=cM`` covers
+    every batch numbered M or less, which are deleted; leftover ``_compacting`` work is deleted."""
+    table.delete(f"{table.root}/{COMPACTING}")
+    for directory in _partition_dirs(table):
+        batches = [(name, _batch_number(name)) for name in table.children(directory)]
+        compacted = [number for _, parsed in batches if parsed and parsed[0] for number in [parsed[1]]]
+        if not compacted:
+            continue
+        newest = max(compacted)
+        for name, parsed in batches:
+            if parsed and parsed[1] <= newest and parsed != (True, newest):
+                table.delete(f"{directory}/{name}")
+
+
+def committed(table: Table) -> int:
+    """The newest batch the checkpoint records as committed (-1: none)."""
+    numbers = [int(name) for name in table.children(f"{table.checkpoint}/commits") if name.isdigit()]
+    return max(numbers, default=-1)
+
+
+def compact(table: Table, *, below: int, at_least: int) -> int:
+    """Rewrites each directory holding ``at_least`` batch directories numbered below ``below`` (batches
+    already committed: never the one a crash or a stop left half-written, which runs again) into one
+    ``batch=cM``; returns how many were compacted."""
+    spark = table.spark
+    due: dict[str, list[str]] = {}
+    for directory in _partition_dirs(table):
+        names = [name for name in table.children(directory)
+                 if (parsed := _batch_number(name)) and parsed[1] < below]
+        if len(names) >= max(at_least, 2):
+            due[directory] = names
+    for directory, names in due.items():
+        newest = max(_batch_number(name)[1] for name in names)  # type: ignore[index]
+        work = f"{table.root}/{COMPACTING}/{newest}"
+        frame = spark.read.parquet(*[f"{directory}/{name}" for name in names])
+        frame = frame.drop(*[column for column in ("day", "batch") if column in frame.columns])
+        files = max(1, -(-frame.count() // ROWS_PER_FILE))
+        frame.coalesce(files).write.mode("overwrite").parquet(work)
+        if not table.rename(work, f"{directory}/batch=c{newest}"):
+            raise InputError(f"cannot move the compacted batches into {directory}")
+        for name in names:  # from here on, batch=c{newest} covers them (settle finishes this after a crash)
+            table.delete(f"{directory}/{name}")
+        table.delete(f"{table.root}/{COMPACTING}")
+    return len(due)
+
+
+# --- the run ------------------------------------------------------------------------------------
+
+
+def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None) -> IngestResult:
+    from kdiag.fleet.job import FleetError, check_java, check_master, spark_session
+
+    check_java()
+    check_master(options.master)
+    interval = trigger_interval(options.trigger)
+    directories, topics = parse_sources(options.sources)
+    if topics:
+        from kdiag.fleet.kafka_input import check_topics
+
+        check_topics(topics)
+    say = progress or (lambda step: None)
+    say("starting Spark")
+    spark = spark_session(options, kafka=bool(topics))
+    spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
+    spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
+    table = Table(spark, options.table if "://" in options.table else _absolute(options.table))
+    check_table(table, [*directories, *map(str, topics)])
+    settle(table)
+    totals = {"batches": 0, "reports": 0, "rejected": 0}
+
+    def each_batch(batch: Any, batch_id: int) -> None:
+        if not options.once:  # a continuous ingest compacts as it goes; --once at the end
+            compact(table, below=batch_id, at_least=COMPACT_AT)
+        accepted, rejected = write_batch(table, batch, batch_id)
+        totals["batches"] += 1
+        totals["reports"] += accepted
+        totals["rejected"] += rejected
+        say(f"batch {batch_id}: {accepted} reports, {rejected} rejected")
+
+    writer = (stream_text(spark, directories, topics, options).writeStream.foreachBatch(each_batch)
+              .option("checkpointLocation", table.checkpoint).queryName("kdiag-fleet-ingest"))
+    writer = writer.trigger(availableNow=True) if options.once else writer.trigger(processingTime=interval)
+    say("reading the sources" if options.once else f"ingesting every {interval} (Ctrl-C or SIGTERM stops)")
+    from pyspark.errors import StreamingQueryException
+
+    query = writer.start()
+    previous = signal.signal(signal.SIGTERM, lambda *_: query.stop())
+    try:
+        query.awaitTermination()
+    except KeyboardInterrupt:
+        query.stop()
+    except StreamingQueryException as exc:
+        raise FleetError(f"the ingest stopped: {str(exc).strip().splitlines()[0][:500]}") from None
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    say("compacting small files")
+    compacted = compact(table, below=committed(table) + 1, at_least=2)  # a batch stopped half-way stays apart
+    return IngestResult(totals["batches"], totals["reports"], totals["rejected"], compacted)
+
+
+def _absolute(path: str) -> str:
+    import os
+
+    return "file://" + os.path.abspath(path.removeprefix("file://"))
+
+
+# --- spark-submit entry point -------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``spark-submit kdiag/fleet/ingest.py SOURCE... --table DIR [--once]``: the same ingest."""
+    import argparse
+    import sys
+
+    from kdiag.fleet.job import FleetError
+
+    parser = argparse.ArgumentParser(prog="kdiag.fleet.ingest", description="kdiag's fleet ingest.")
+    parser.add_argument("sources", nargs="+", metavar="SOURCE")
+    parser.add_argument("--table", required=True)
+    parser.add_argument("--once", action="store_true")
+    parser.add_argument("--trigger", default="30s")
+    parser.add_argument("--master")
+    parser.add_argument("--max-files-per-batch", type=int)
+    parser.add_argument("--max-records-per-batch", type=int)
+    parser.add_argument("--verbose", action="store_true")
+    args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    options = IngestOptions(tuple(args.sources), args.table, args.once, args.trigger, args.master, args.verbose,
+                            args.max_files_per_batch, args.max_records_per_batch)
+    try:
+        result = ingest(options, progress=lambda step: print(f"kdiag fleet: {step}", file=sys.stderr))
+    except (FleetError, InputError) as exc:
+        print(f"kdiag fleet: error: {exc}", file=sys.stderr)
+        return 2
+    print(f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} batches")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

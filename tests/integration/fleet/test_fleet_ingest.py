@@ -1,0 +1,203 @@
+"""``kdiag fleet ingest``: report directories and a real broker's topic into the reports table, each
+record exactly once although the ingest is killed (kill -9) in the middle of a run and run again;
+new files ingested incrementally; and ``kdiag fleet analyze --table`` gives the same tables, terminal
+summary and report.html as ``kdiag fleet analyze`` of the raw files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kdiag.fleet.reference import classify_record
+from kdiag.fleet.tables import TABLES
+from kdiag.lab.kafka import KafkaBroker
+from tests.integration.fleet.conftest import SPARK_TIMEOUT
+from tests.integration.fleet.support import differences, read_table
+from tests.integration.fleet.test_fleet_kafka import _produce, _records
+from tests.kdiag_cli import KdiagRun, run_kdiag
+
+pytestmark = pytest.mark.timeout(2400)
+
+KILL_TIMEOUT = 900
+
+
+def _expected(records: list[str]) -> tuple[Counter[str], int]:
+    """(report_id -> how many records carry it, how many records are rejected)."""
+    keys: Counter[str] = Counter()
+    rejected = 0
+    for text in records:
+        reason, data = classify_record(text)
+        if reason is None:
+            assert data is not None
+            keys[data["report_id"]] += 1
+        else:
+            rejected += 1
+    return keys, rejected
+
+
+def _table_contents(table: Path) -> tuple[Counter[str], int, set[str]]:
+    """(report_id -> rows in the reports table, rows in the rejected table, the days' batch directories)."""
+    import duckdb
+
+    con = duckdb.connect()
+    keys = Counter({key: count for key, count in con.execute(
+        f"SELECT key, count(*) FROM read_parquet('{table}/reports/**/*.parquet', hive_partitioning = false) "
+        "GROUP BY key").fetchall()})
+    files = list((table / "rejected").glob("**/*.parquet"))
+    rejected = con.execute(f"SELECT count(*) FROM read_parquet('{table}/rejected/**/*.parquet')").fetchone()[0] \
+        if files else 0
+    batches = {f"{day.name}/{batch.name}" for day in (table / "reports").glob("day=*") for batch in day.iterdir()
+               if not batch.name.startswith((".", "_"))}
+    return keys, rejected, batches
+
+
+def _ingest_killed_after_the_first_batch(args: list[str], table: Path, log: Path) -> None:
+    """Starts ``kdiag fleet ingest ARGS --once``, and kills it (its process group: Python and Spark's
+    JVM, as a crash would) with SIGKILL as soon as its first batch is committed, before the last."""
+    environ = {**os.environ, "PYTHONPATH": os.getcwd()}
+    with log.open("wb") as stderr:
+        process = subprocess.Popen([sys.executable, "-m", "kdiag", "fleet", "ingest", *args, "--table", str(table),
+                                    "--once"], stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL,
+                                   start_new_session=True, env=environ)
+    commits = table / "_checkpoint" / "commits"
+    deadline = time.monotonic() + KILL_TIMEOUT
+    try:
+        while not (commits / "0").exists():
+            assert process.poll() is None, f"ingest ended before its first batch: {log.read_text()[-3000:]}"
+            assert time.monotonic() < deadline, "ingest committed no batch in time"
+            time.sleep(0.05)
+        assert process.poll() is None, "ingest finished before it could be killed"
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(30)
+    assert process.returncode == -signal.SIGKILL
+
+
+def _ingest(*args: str) -> KdiagRun:
+    run = run_kdiag("fleet", "ingest", *args, "--once", timeout=SPARK_TIMEOUT)
+    assert run.exit_code == 0, run.stderr
+    return run
+
+
+def _summary(run: KdiagRun) -> str:
+    return run.stdout.split("Tables and report.html written to")[0]
+
+
+@pytest.fixture(scope="module")
+def file_table(fleet: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    """The generated reports copied to a spool directory, ingested with a kill -9 in the middle, then
+    again to the end: (the source directory, the table)."""
+    base = tmp_path_factory.mktemp("ingest")
+    source = base / "incoming"
+    shutil.copytree(fleet / "reports", source / "reports")
+    shutil.copytree(fleet / "tickets", source / "tickets")
+    table = base / "table"
+    _ingest_killed_after_the_first_batch([str(source), "--max-files-per-batch", "1"], table, base / "killed.log")
+    _ingest(str(source), "--table", str(table), "--max-files-per-batch", "1")
+    return source, table
+
+
+def _source_records(source: Path) -> list[str]:
+    records = []
+    for path in sorted(source.glob("**/*")):
+        if path.name.endswith((".jsonl", ".jsonl.gz")):
+            opener = gzip.open if path.name.endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8") as handle:
+                records.extend(line for line in handle.read().split("\n") if line.strip())
+        elif path.name.endswith(".json"):
+            records.append(path.read_text(encoding="utf-8"))
+    return records
+
+
+def test_files_killed_mid_ingest_and_run_again_land_exactly_once(file_table: tuple[Path, Path]) -> None:
+    source, table = file_table
+    keys, rejected = _expected(_source_records(source))
+    got, got_rejected, batches = _table_contents(table)
+    assert got == keys and got_rejected == rejected == 6
+    assert len(batches) == 1, batches  # the day's batches compacted into one directory
+
+
+def test_analyze_table_gives_the_same_tables_summary_and_html_as_the_raw_files(
+        file_table: tuple[Path, Path], local_run: tuple[KdiagRun, Path], truth: dict[str, Any],
+        tmp_path: Path) -> None:
+    _, table = file_table
+    out = tmp_path / "out"
+    run = run_kdiag("fleet", "analyze", "--table", str(table), "--out", str(out), timeout=SPARK_TIMEOUT)
+    assert run.exit_code == 0, run.stderr
+    for name in TABLES:
+        assert differences(name, read_table(out, name), truth["tables"][name]) == [], name
+    raw_run, raw_out = local_run
+    assert _summary(run) == _summary(raw_run)
+    page = (out / "report.html").read_text(encoding="utf-8")
+    raw_page = (raw_out / "report.html").read_text(encoding="utf-8")
+    assert page.replace(str(table), "") == raw_page.replace(str(raw_out), "")
+
+
+def test_since_and_until_read_only_their_days_of_the_table(file_table: tuple[Path, Path], tmp_path: Path) -> None:
+    _, table = file_table
+    run = run_kdiag("fleet", "analyze", "--table", str(table), "--out", str(tmp_path / "out"),
+                    "--since", "2026-11-21T00:00:00Z", timeout=SPARK_TIMEOUT)
+    assert run.exit_code == 0, run.stderr
+    assert read_table(tmp_path / "out", "vantages") == []  # every generated report is of 2026-11-20
+
+
+def test_new_files_are_ingested_incrementally_and_the_old_ones_stay_once(file_table: tuple[Path, Path],
+                                                                         tmp_path: Path) -> None:
+    source, ingested = file_table
+    table = tmp_path / "table"  # a copy: the other tests read the table as the generated files made it
+    shutil.copytree(ingested, table)
+    before, _, _ = _table_contents(table)
+    late = []
+    for n in range(40):  # a spool delivering hours late: reports of a day long gone, and one duplicate
+        data = {"schema": "kdiag.report/1", "report_id": f"late-{n}", "generated_at": f"2026-11-1{n % 3}T08:00:00Z",
+                "vantage": {"label": "k8s/late/app"}, "bootstrap": [{"host": "late.example.com", "port": 9092}]}
+        late.append(json.dumps(data))
+    new = source / "reports" / "spool-late.jsonl"
+    new.write_text("\n".join(late + late[:1]) + "\n", encoding="utf-8")
+    try:
+        _ingest(str(source), "--table", str(table), "--max-files-per-batch", "1")
+    finally:
+        new.unlink()
+    after, _, batches = _table_contents(table)
+    assert after == before + Counter({f"late-{n}": 1 for n in range(40)}) + Counter({"late-0": 1})
+    assert {b.split("/")[0] for b in batches} >= {"day=2026-11-10", "day=2026-11-11", "day=2026-11-12"}
+
+
+@pytest.mark.broker
+def test_a_topic_killed_mid_ingest_and_run_again_lands_exactly_once(kafka_broker: KafkaBroker, fleet: Path,
+                                                                    truth: dict[str, Any], tmp_path: Path) -> None:
+    topic = "kdiag-fleet-ingest"
+    records = _records(fleet)
+    _produce(kafka_broker.bootstrap_servers, topic, records)
+    source = f"kafka://{kafka_broker.bootstrap_servers}/{topic}"
+    table = tmp_path / "table"
+    _ingest_killed_after_the_first_batch([source, "--max-records-per-batch", "600"], table, tmp_path / "killed.log")
+    _ingest(source, "--table", str(table), "--max-records-per-batch", "600")
+    keys, rejected = _expected(records)
+    got, got_rejected, _ = _table_contents(table)
+    assert got == keys and got_rejected == rejected
+    out = tmp_path / "out"
+    run = run_kdiag("fleet", "analyze", "--table", str(table), "--out", str(out), timeout=SPARK_TIMEOUT)
+    assert run.exit_code == 0, run.stderr
+    for name in TABLES:
+        if name != "rejected":  # the rejected table's source is the topic, not the files
+            assert differences(name, read_table(out, name), truth["tables"][name]) == [], name
+
+
+def test_a_table_of_other_sources_is_refused_in_one_line(file_table: tuple[Path, Path], tmp_path: Path) -> None:
+    _, table = file_table
+    other = tmp_path / "other"
+    other.mkdir()
+    run = run_kdiag("fleet", "ingest", str(other), "--table", str(table), "--once", timeout=SPARK_TIMEOUT)
+    assert run.exit_code == 2 and run.stderr.count("\n") == 1 and "same sources" in run.stderr, run.stderr
