@@ -39,12 +39,14 @@ ENTRY_TEXTS: dict[str, EntryText] = {
     "BOOTSTRAP_UNRESOLVABLE": EntryText(
         "No address for the bootstrap host: NXDOMAIN, no answer, SERVFAIL or a resolver that does not answer.",
         (DNS, EXPLAIN),
-        "Fix the name (a typo, a missing DNS record or hosts entry) or bootstrap with an address that resolves here."),
+        "Fix the name in bootstrap.servers (a typo, a missing DNS record or hosts entry) or bootstrap with an "
+        "address that resolves here."),
     "BOOTSTRAP_REFUSED": EntryText(
         "The bootstrap host resolves, but nothing listens on that port (or a firewall REJECTs with a reset).",
         (TCP, EXPLAIN),
-        "Check the port and that the broker listens on an interface this machine can reach (listeners=), or use the "
-        "listener that does (see OTHER_LISTENER_WORKS)."),
+        "Check the port in bootstrap.servers and that the broker listens on an interface this machine can reach "
+        "(listeners=PLAINTEXT://0.0.0.0:9092, not 127.0.0.1), or use the listener that does (see "
+        "OTHER_LISTENER_WORKS)."),
     "BOOTSTRAP_TIMEOUT": EntryText(
         "Connecting to the bootstrap address times out: packets are dropped on the way (security group, firewall, "
         "NACL) or the host is not there.",
@@ -71,7 +73,7 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "turns away an address that already has max.connections.per.ip connections (`Rejected connection from "
         "/IP` in its log) or a proxy without a backend does; mid-conversation, a request it would not serve or a "
         "broker shutting down.",
-        (METADATA, ADVERTISED),
+        (METADATA, ADVERTISED, EXPLAIN),
         "Read the broker's (or the proxy's) log at the time of the run for why it closed the connection; raise "
         "max.connections.per.ip(.overrides) for the client's address if it was rejected."),
     "RESPONSE_TOO_LARGE": EntryText(
@@ -84,39 +86,50 @@ ENTRY_TEXTS: dict[str, EntryText] = {
     "TLS_EXPECTED": EntryText(
         "A plaintext client on a TLS listener: the broker answers the client's first request with a TLS alert.",
         (METADATA, EXPLAIN, PCAP),
-        "Set security.protocol=SSL (or SASL_SSL) and the CA, or use the cluster's plaintext listener."),
+        "Set security.protocol=SSL (or SASL_SSL) and the CA (ssl.ca.location / ssl.truststore.location), or use "
+        "the cluster's plaintext listener; the broker's listener.security.protocol.map says which listener speaks "
+        "what."),
     "TLS_UNEXPECTED": EntryText(
         "A TLS client on a plaintext listener: the handshake gets Kafka bytes, or the connection closes.",
         (TLS, EXPLAIN, PCAP),
-        "Set security.protocol=PLAINTEXT (or SASL_PLAINTEXT), or bootstrap with the TLS listener's port."),
+        "Set security.protocol=PLAINTEXT (or SASL_PLAINTEXT), or bootstrap with the TLS listener's port; the "
+        "broker's listener.security.protocol.map says which listener speaks what."),
     "TLS_CERT_UNTRUSTED": EntryText(
         "The broker's certificate chain does not verify against the client's CA bundle.",
         (TLS, ADVERTISED, EXPLAIN),
-        "Give the client the CA that signed the broker's certificate (ssl.ca.location / ssl.truststore.location)."),
+        "Give the client the CA that signed the broker's certificate (ssl.ca.location / ssl.truststore.location); "
+        "turning verification off (enable.ssl.certificate.verification=false) only hides it."),
     "TLS_HOSTNAME_MISMATCH": EntryText(
         "The name the client connects to (bootstrap or advertised) is not in the broker's certificate.",
         (TLS, ADVERTISED, EXPLAIN),
-        "Reissue the certificate with that name in its subjectAltName, or advertise a name the certificate has."),
+        "Reissue the certificate with that name in its subjectAltName, or advertise a name the certificate has "
+        "(advertised.listeners); emptying ssl.endpoint.identification.algorithm turns the check off and only "
+        "hides it."),
     "TLS_CLIENT_CERT_REQUIRED": EntryText(
         "The listener requires a client certificate (ssl.client.auth=required) and the client sent none.",
         (TLS, EXPLAIN),
-        "Give the client a keystore or certificate and key (ssl.keystore.location / ssl.certificate.location)."),
+        "Give the client a keystore or certificate and key (ssl.keystore.location / ssl.certificate.location and "
+        "ssl.key.location), or set ssl.client.auth=none on the listener if it is not meant to require one."),
     "TLS_CLIENT_CERT_REJECTED": EntryText(
         "The client sent a certificate the broker does not trust.",
         (TLS, EXPLAIN),
-        "Sign the client certificate with a CA in the broker's truststore, or add its CA there."),
+        "Sign the client certificate with a CA in the broker's truststore (the broker's ssl.truststore.location), "
+        "or add its CA there."),
     "SASL_REQUIRED": EntryText(
         "The listener wants SASL and the client sent none: the broker closes the connection on the first request.",
         (METADATA, SASL, EXPLAIN),
-        "Set security.protocol=SASL_PLAINTEXT or SASL_SSL with the mechanism and credentials."),
+        "Set security.protocol=SASL_PLAINTEXT or SASL_SSL with the mechanism (sasl.mechanism; librdkafka: "
+        "sasl.mechanisms) and credentials (sasl.jaas.config, or sasl.username and sasl.password)."),
     "SASL_MECHANISM_MISMATCH": EntryText(
         "The client's SASL mechanism is not among those the listener enables.",
         (SASL, EXPLAIN),
-        "Use a mechanism the listener enables (the evidence lists them), or enable the client's on the broker."),
+        "Use a mechanism the listener enables (the evidence lists them) in sasl.mechanism (librdkafka: "
+        "sasl.mechanisms), or enable the client's on the broker (sasl.enabled.mechanisms, per listener)."),
     "SASL_AUTH_FAILED": EntryText(
         "The broker rejected the SASL credentials.",
         (SASL, EXPLAIN),
-        "Check the user name and password (and for SCRAM, that the user exists with that mechanism)."),
+        "Check the user name and password (sasl.jaas.config, or sasl.username / sasl.password) and, for SCRAM, "
+        "that the user exists with that mechanism (kafka-configs --describe --entity-type users)."),
     "SASL_CONNECTION_CLOSED": EntryText(
         "The broker closed the connection instead of answering the SASL login (SaslAuthenticate) or handshake: most "
         "likely rejected credentials, from a broker or proxy that closes rather than answering "
@@ -142,21 +155,25 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "A broker advertises localhost/127.x/::1 while this client reached the cluster through another address: "
         "every later connection goes to the client's own machine.",
         (ADVERTISED, EXPLAIN, PCAP),
-        "Advertise the address clients reach the broker by (the one the bootstrap used), per listener."),
+        "Set advertised.listeners (KAFKA_ADVERTISED_LISTENERS in Docker images) to the address clients reach the "
+        "broker by (the one the bootstrap used), per listener."),
     "ADVERTISED_UNRESOLVABLE": EntryText(
         "An advertised broker host does not resolve from here: an EC2 internal name, a container name, a "
         "Kubernetes service name.",
         (ADVERTISED, EXPLAIN),
-        "Advertise a name this network resolves, or add a listener for clients outside (advertised per listener)."),
+        "Set advertised.listeners (KAFKA_ADVERTISED_LISTENERS in Docker images) to a name this network resolves, "
+        "or add a listener for clients outside (its name in listeners, advertised.listeners and "
+        "listener.security.protocol.map)."),
     "ADVERTISED_UNREACHABLE": EntryText(
         "An advertised broker resolves, but its port is refused, filtered or unroutable from here (NAT, port "
         "mapping, firewall on the brokers).",
         (ADVERTISED, EXPLAIN, PCAP),
-        "Advertise the host and port clients can reach (the NAT'd or mapped one), or open the path to it."),
+        "Set advertised.listeners to the host and port clients can reach (the NAT'd or mapped one), or open the "
+        "path to it."),
     "ADVERTISED_DUPLICATE": EntryText(
         "Two brokers advertise the same host and port, so clients cannot reach one of them.",
         (ADVERTISED, EXPLAIN, PCAP),
-        "Give each broker its own advertised host:port."),
+        "Give each broker its own advertised host:port (advertised.listeners differs per broker)."),
     "ADVERTISED_WRONG_BROKER": EntryText(
         "An advertised endpoint is reachable but answers as another broker or another cluster (port mappings "
         "crossed, a load balancer, a stale DNS record).",
@@ -166,11 +183,12 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "Some brokers are reachable and some are not: names the partitions and topics whose leaders cannot be "
         "reached.",
         (ADVERTISED, EXPLAIN),
-        "Fix the unreachable brokers' advertised listeners (the other findings say how)."),
+        "Fix the unreachable brokers' advertised listeners (advertised.listeners; the other findings say how)."),
     "COORDINATOR_UNREACHABLE": EntryText(
         "The consumer-group coordinator's advertised endpoint cannot be reached: producers work, consumers hang.",
         (ADVERTISED, EXPLAIN, PCAP),
-        "Fix that broker's advertised listener; consumers need the coordinator as much as the leaders."),
+        "Fix that broker's advertised listener (advertised.listeners); consumers need the coordinator as much as "
+        "the leaders."),
     "NO_LEADER": EntryText(
         "A partition has no leader (its replicas are offline), so produce and fetch to it fail.",
         (METADATA, EXPLAIN),
@@ -190,7 +208,7 @@ ENTRY_TEXTS: dict[str, EntryText] = {
     "ADVERTISED_ADDRESS_FAMILY_SPLIT": EntryText(
         "An advertised name has several addresses (localhost: ::1 and 127.0.0.1) and the broker answers on some "
         "only: clients that try the next address on every reconnect fail every other connect.",
-        (ADVERTISED, TCP),
+        (ADVERTISED, TCP, EXPLAIN),
         "Make the broker listen on every address the name has (listeners=PLAINTEXT://[::]:9092), advertise an "
         "address literal, or pin the client's broker.address.family."),
     "LOAD_BALANCED_BOOTSTRAP": EntryText(

@@ -137,7 +137,9 @@ def _consequences_only(context: Context) -> list[Finding]:
         host, port = first.host, first.port
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
+        # A client that authenticates is not one sending no SASL: the broker hanging up is its credentials refused.
+        readings = ["SASL_AUTH_FAILED" if context.facts.sasl else "TLS_EXPECTED",
+                    "TLS_EXPECTED" if context.facts.sasl else "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}

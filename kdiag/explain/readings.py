@@ -42,6 +42,12 @@ OTHER_CAUSES = {
                       "listener expects TLS and the client speaks plaintext"),
     "TLS_EXPECTED": ("the listener wants SASL the client does not send, or the broker is older than the client "
                      "expects (before 0.10 it does not answer ApiVersion), or a proxy in between cut the connection"),
+    "TLS_EXPECTED+broker": ("the client speaks TLS and gives up on the broker's certificate (a CA it does not trust, "
+                            "a name not in it), or the listener wants a client certificate it did not send"),
+    "TLS_UNEXPECTED": ("the port is TLS but something in between (a proxy, a firewall letting only some TLS through) "
+                       "cut the handshake"),
+    "SASL_AUTH_FAILED": ("the listener expects TLS (a plaintext SASL login is cut off), or the mechanism is not "
+                         "enabled there"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
     "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
                          "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "

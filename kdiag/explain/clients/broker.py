@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ADVERTISED, BROKER, BROKER_CLOSED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
+                                     SASL_NEEDED, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
                                      with_connection)
 
 PATTERNS: list[Pattern] = []
@@ -47,8 +47,8 @@ def _broker_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator
         yield Sighting(SASL_MECHANISM, JAVA, mechanism=mechanism.group(1).upper(), detail=detail)
     elif why.startswith("Authentication failed"):
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=detail)
-    elif why.startswith("SSL handshake failed"):  # the listener's side says no more: which side gave up is a guess
-        yield Sighting(TLS_FAILED, BROKER, detail=detail, guess="SSL handshake failed")
+    elif why.startswith("SSL handshake failed"):  # the listener's side says no more: most often plaintext bytes
+        yield Sighting(PLAINTEXT_ON_TLS, BROKER, detail=detail, guess="SSL handshake failed")
 
 
 # The listener's own words on bytes a client sent that do not frame as a Kafka request: the first four bytes read

@@ -37,7 +37,7 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("go.lookup", GO, "lookup ",
-         rf"lookup (?P<host>{HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
+         rf"lookup (?P<host>{HOST}|<[\w .-]{{1,60}}>)(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
          r"Temporary failure in name resolution)",
          "[WARN] unable to open connection to broker; addr: ip-172-31-18-160.us-west-2.compute.internal:53395, "
          "broker: 1, err: dial tcp: lookup ip-172-31-18-160.us-west-2.compute.internal on 127.0.0.1:53: no such host")
@@ -61,7 +61,7 @@ def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
 def _go_out_of_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     # Sarama appends the last broker's error: ": EOF" is a broker that hung up on the client's first request.
-    if re.search(r"run out of available brokers to talk to(?: \(Is your cluster reachable\?\))?: EOF\b", m.string):
+    if re.search(r"run out of available brokers(?: to talk to)?(?: \(Is your cluster reachable\?\))?: EOF\b", m.string):
         yield Sighting(CONNECTION_CLOSED, GO, detail="client has run out of available brokers to talk to: EOF")
         return
     yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NOT_IN_METADATA,
-                                     NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
+                                     PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
                                      dns_status, parse_mechanisms, registrar, role_of, split_endpoint,
@@ -177,25 +177,6 @@ def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[
     yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, host, port, node_id=int(m.group("id")), role=BOOTSTRAP)
 
 
-@pattern("java.expiring", JAVA, "Expiring",
-         r"Expiring (?P<n>\d+) record\(s\) for (?P<topic>\S+)-(?P<partition>\d+):\s*(?P<ms>\d+) ms has passed since "
-         r"(?P<since>batch creation(?: plus linger time)?|last append)",
-         "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for test-0: 1547 ms has passed since "
-         "batch creation plus linger time")
-def _java_expiring(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    scan.topic = m.group("topic")
-    yield Sighting(EXPIRED_BATCH, JAVA, topic=m.group("topic"), partition=int(m.group("partition")),
-                   detail=f"{m.group('n')} record(s), {m.group('ms')} ms")
-
-
-@pattern("java.not_in_metadata", JAVA, "not present in metadata",
-         r"Topic (?P<topic>\S+) not present in metadata after (?P<ms>\d+) ms",
-         "org.apache.kafka.common.errors.TimeoutException: Topic t not present in metadata after 60000 ms.")
-def _java_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    scan.topic = m.group("topic")
-    yield Sighting(NOT_IN_METADATA, JAVA, topic=m.group("topic"), detail=f"{m.group('ms')} ms")
-
-
 @pattern("java.metadata_errors", JAVA, "correlation id",
          r"(?:Error while fetching metadata|reported a recoverable issue) with correlation id \d+ : \{(?P<errors>[^}]*)\}",
          "[2026-11-21 14:28:38,421] WARN [Producer clientId=console-producer] The metadata response from the cluster "
@@ -268,13 +249,6 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                        detail="OutOfMemoryError in NetworkReceive.readFrom", related=(pending[1],))
 
 
-@pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",
-         r"Timed out waiting for a node assignment(?:\. Call: (?P<call>\w+))?",
-         "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listTopics")
-def _java_node_assignment(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
-
-
 @pattern("java.sasl_authentication", JAVA, "SaslAuthenticationException",
          r"SaslAuthenticationException: (?P<why>.*)",
          "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
@@ -316,6 +290,15 @@ def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
 
 
+# The cause under it, pasted alone as often as not (a framework's stack trace keeps only its last Caused by).
+@pattern("java.no_certification_path", JAVA, "unable to find valid certification path",
+         r"unable to find valid certification path to requested target",
+         "Caused by: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification "
+         "path to requested target")
+def _java_no_certification_path(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+
+
 @pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
          r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
          r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied|handshake_failure)",
@@ -326,12 +309,3 @@ def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterato
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""
-
-
-# The Java producer before 2.x said this where later ones say "Topic t not present in metadata after N ms", and the
-# proxies and frameworks around it pass it on (the REST Proxy's error 50003).
-@pattern("java.metadata_update_timeout", JAVA, "Failed to update metadata after",
-         r"Failed to update metadata after (?P<ms>\d+) ms", "org.apache.kafka.common.errors.TimeoutException: "
-         "Failed to update metadata after 60000 ms.")
-def _java_metadata_update_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(NOT_IN_METADATA, JAVA, detail=m.group(0))

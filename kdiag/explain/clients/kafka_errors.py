@@ -25,7 +25,8 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
     "UNSUPPORTED_SASL_MECHANISM": (SASL_MECHANISM, ("UNSUPPORTED_SASL_MECHANISM", "Unsupported SASL Mechanism",
                                                     "does not support the requested SASL mechanism"),
                                    "kafka server: The broker does not support the requested SASL mechanism"),
-    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed"),
+    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed",
+                                                      "SaslAuthenticationFailed"),
                                    "[58] SASL Authentication Failed: SASL Authentication failed"),
     "TOPIC_AUTHORIZATION_FAILED": (TOPIC_DENIED, ("TOPIC_AUTHORIZATION_FAILED", "Topic Authorization Failed",
                                                   "TopicAuthorizationFailed", "not authorized to access this topic"),
@@ -81,19 +82,32 @@ def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 # A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
 # listener does with plaintext (Confluent Cloud and MSK's SASL ports are SASL_SSL) -- the likely reading.
-@pattern("any.sasl_handshake_eof", ANY, "SASL handshake failed: EOF", r"SASL handshake failed: (?:unexpected )?EOF",
-         "could not successfully authenticate to broker.example:9092 with SASL: SASL handshake failed: EOF")
 def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0),
-                   guess="SASL handshake failed: EOF (the listener hung up instead of answering the SASL handshake)")
+                   guess=f"{m.group(0)} (the listener hung up instead of answering the SASL handshake)")
+
+
+_SASL_HANDSHAKE_EOF = r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF"
+for _needle, _example in (("SASL handshake failed: ", "could not successfully authenticate to broker.example:9092 "
+                           "with SASL: SASL handshake failed: EOF"),
+                          ("SASL handshake header", "Failed to read SASL handshake header : unexpected EOF")):
+    pattern(f"any.sasl_handshake_eof.{len(PATTERNS)}", ANY, _needle, _SASL_HANDSHAKE_EOF, _example)(_sasl_handshake_eof)
 
 
 # Go's io.EOF on a Kafka request: the broker hung up (segmentio/kafka-go's writer and reader, Sarama's requests).
-@pattern("go.request_eof", ANY, ": EOF", r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
-         r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b",
-         "Failed to write message: EOF")
 def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # segmentio/kafka-go reads a TLS alert's first byte and says so: a plaintext client at a TLS listener.
+    if "broker appears to be expecting TLS" in m.string:
+        yield Sighting(PLAINTEXT_ON_TLS, ANY, detail="broker appears to be expecting TLS")
+        return
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+_REQUEST_EOF = (r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
+                r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b")
+for _needle in (": EOF", "unexpected EOF"):
+    pattern(f"go.request_eof.{_needle.strip(': ')}", ANY, _needle, _REQUEST_EOF, "failed to write messages: "
+            + ("EOF" if _needle == ": EOF" else "unexpected EOF"))(_go_request_eof)
 
 
 # The broker (or something in between) hung up: the socket's own words, the same in every client's language.

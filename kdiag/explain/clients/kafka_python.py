@@ -13,7 +13,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
-                                     HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS,
+                                     HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
+                                     TOPIC_MISSING, NO_LEADER,
                                      SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
                                      registrar, split_endpoint, tcp_status)
 
@@ -176,7 +177,7 @@ def _aiokafka_initiating(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("python.connection_closed", KAFKA_PYTHON, "closed", rf"Connection at (?P<hp>{HOSTPORT}) closed",
+@pattern("python.connection_closed", KAFKA_PYTHON, "Connection at ", rf"Connection at (?P<hp>{HOSTPORT}) (?:closed|broken)",
          "aiokafka.errors.KafkaConnectionError: Connection at localhost:9092 closed")
 def _python_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
@@ -204,3 +205,90 @@ def _kafka_python_node_failed(m: re.Match[str], scan: ScanState) -> Iterator[Ite
          "which is not ready (node id 1001).")
 def _python_node_not_ready(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0)[:120])
+
+
+# --- kafka-python 3 (kafka.net): "<KafkaConnection node_id=bootstrap-0 ...>: Connection lost: KafkaConnectionError:
+# 111 ECONNREFUSED", "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected" ----------
+
+_KAFKA_NET = re.compile(r"(?:<KafkaConnection node_id=(?P<id>[\w-]+)|Bootstrap connection to (?P<boot>bootstrap-\d+))")
+_ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
+                "ENETUNREACH": "unreachable"}
+
+
+def _kafka_net_role(line: str) -> tuple[int | None, str]:
+    m = _KAFKA_NET.search(line)
+    if m is None:
+        return None, UNKNOWN
+    ident = m.group("boot") or m.group("id")
+    return (int(ident), ADVERTISED) if ident.isdigit() else (None, BOOTSTRAP if ident.startswith("bootstrap") else UNKNOWN)
+
+
+@pattern("kafka_python.connection_error", KAFKA_PYTHON, "KafkaConnectionError: ",
+         r"KafkaConnectionError: (?:(?P<errno>\d+) (?P<name>E[A-Z]+)|(?P<closed>socket disconnected|Connection reset)|"
+         r"Handshake failed: \[SSL: (?P<ssl>[A-Z_]+)\])",
+         "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown (disconnected)>: "
+         "Connection lost: KafkaConnectionError: 111 ECONNREFUSED")
+def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id, role = _kafka_net_role(m.string)
+    if m.group("name"):
+        status = _ERRNO_NAMES.get(m.group("name"))
+        if status is not None:
+            yield Sighting(CONNECT, KAFKA_PYTHON, node_id=node_id, role=role, status=status, detail=m.group(0))
+    elif m.group("closed"):
+        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group("closed"))
+    elif m.group("ssl") in _SSL_NOT_TLS:  # the TLS handshake met a peer that does not speak TLS
+        yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
+
+
+# Python's ssl module when the other side is not TLS: a plaintext listener hangs up on the ClientHello.
+_SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
+
+
+# kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.
+@pattern("kafka_python.ssl_closed_during_handshake", KAFKA_PYTHON, "SSL connection closed by server during handshake",
+         r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
+         "during handshake.")
+def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+
+
+# The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not
+# exist) and a partition's (5: no leader), as the protocol's numbers.
+@pattern("python.metadata_response", KAFKA_PYTHON, "MetadataResponse", r"MetadataResponse\w*\((?P<body>.*)",
+         "DEBUG [aiokafka.conn]: <AIOKafkaConnection host=kafka port=9092> Response 39: MetadataResponse(brokers="
+         "[(node_id=1002, host='kafka', port=9092)], topics=[(error_code=0, topic='t', partitions=[(error_code=5, "
+         "partition=0, leader=-1, replicas=[1002], isr=[])])])")
+def _python_metadata_response(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    body = m.group("body")
+    for node_id, host, port in re.findall(r"\(node_id=(-?\d+), host='([^']+)', port=(\d+)", body):
+        yield Fact("broker", host, int(port), int(node_id))
+    for error, topic, partitions in re.findall(r"\(error_code=(\d+), topic='([^']+)', (?:is_internal=\w+, )?"
+                                               r"partitions=\[(.*?)\]\)", body):
+        if error == "3":
+            yield Sighting(TOPIC_MISSING, KAFKA_PYTHON, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION (error_code=3)")
+        elif "error_code=5" in partitions:
+            yield Sighting(NO_LEADER, KAFKA_PYTHON, topic=topic, detail="LEADER_NOT_AVAILABLE")
+
+
+@pattern("python.topic_not_in_metadata", KAFKA_PYTHON, "not found in cluster metadata",
+         r"Topic (?P<topic>[A-Za-z0-9._-]+) not found in cluster metadata",
+         "ERROR:kafka.cluster:Topic missing-topic not found in cluster metadata")
+def _python_topic_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, KAFKA_PYTHON, topic=m.group("topic"), detail=m.group(0))
+
+
+@pattern("python.sasl_plain", KAFKA_PYTHON, "Sending username and password in the clear",
+         r"Sending username and password in the clear", "WARNING:aiokafka.conn:Sending username and password in the clear")
+def _python_sasl_plain(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("sasl")
+
+
+# kafka-python 2: the broker hangs up while the client authenticates (SASL PLAIN, the credentials refused).
+@pattern("kafka_python.authenticating_reset", KAFKA_PYTHON, "<authenticating>",
+         r"<authenticating>.*>: Error receiving reply from server",
+         "ERROR:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=127.0.0.1:59855 <authenticating> [IPv4 "
+         "('127.0.0.1', 59855)]>: Error receiving reply from server")
+def _kafka_python_authenticating_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0)[-60:],
+                   guess="the broker hung up while the client authenticated")

@@ -10,7 +10,6 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
@@ -202,25 +201,6 @@ def _client_certificate_setting(m: re.Match[str], scan: ScanState) -> Iterator[I
          "authentication (after 2ms in state UP)")
 def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(SASL_NEEDED, guess="broker might require SASL authentication")
-
-
-# librdkafka before 1.x: "Failed to connect to broker at host:port: why", in the syslog-like format too
-# (``RDKAFKA-3-FAIL: rdkafka#producer-0: localhost:9092/0: ...``). The connection's name keeps the address it
-# was created with (127.0.0.1:9093/bootstrap) while the address it dials is the one the metadata advertised:
-# a name and an address that differ mean the metadata re-pointed the connection.
-@pattern("librdkafka.connect_old", LIBRDKAFKA, "Failed to connect to broker at ",
-         r"Failed to connect to broker at \[?(?P<host>[^\]\s]+?)\]?:(?P<port>\d{1,5}): (?P<why>[^(]*)",
-         "1449192392.132 RDKAFKA-3-FAIL: rdkafka#producer-0: localhost:9092/0: Failed to connect to broker at "
-         "localhost:9092: Connection refused")
-def _rd_connect_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string)
-    host, port = m.group("host"), int(m.group("port"))
-    role, role_from = broker.role, None
-    if broker.host is not None and (normalise_host(broker.host), broker.port) != (normalise_host(host), port):
-        role, role_from = ADVERTISED, (f"librdkafka's connection {broker.host}:{broker.port} dials {host}:{port}: the "
-                                       "address the cluster's metadata advertised for it")
-    yield Sighting(CONNECT, LIBRDKAFKA, host, port, None, broker.node_id, role, status=tcp_status(m.group("why")),
-                   protocol=broker.protocol, detail=m.group("why").strip(), role_from=role_from)
 
 
 # A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the

@@ -21,7 +21,8 @@ def test_real_output_of_more_clients_maps_to_the_situations_finding_id(situation
     acceptable = (expected,) if isinstance(expected, str) else expected
     assert ids(explanation)[:1] and ids(explanation)[0] in acceptable, explanation.findings
     first = explanation.findings[0]
-    assert first.severity == "error"
+    # A reading (the client's own guess, a closed connection several causes explain) is a warning that says so.
+    assert first.severity == ("warning" if first.evidence.get("certain") is False else "error"), first
     assert first.evidence["lines"], "a finding rests on log lines"
     assert first.evidence["confirm"].startswith("kdiag bootstrap ")
     assert first.fix
