@@ -4,7 +4,7 @@ A report is facts (stages, the cluster and each advertised broker as seen from o
 plus the findings the diagnosis rules drew from them. Everything a rule needs is in the JSON, so
 the CLI, the sidecar and the fleet job can re-diagnose a report loaded from disk.
 
-Additions to the contract's shape (documented in README "Report schema additions"): ``cluster.topics``,
+Additions to the contract's shape (documented in docs/report.md, "Report schema additions"): ``cluster.topics``,
 ``cluster.coordinator``, per-broker ``identity``, ``tls`` and ``sasl`` (null when the client settings
 ask for neither), the typed ``detail`` of each stage, and ``other_listeners`` (the bootstrap host's
 other ports, tried when the advertised brokers or the bootstrap port fail).

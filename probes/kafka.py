@@ -324,8 +324,10 @@ class KafkaConnection:
         if chosen is None:
             gap = VersionGap(spec.name, offered.min_version if offered else None,
                              offered.max_version if offered else None, spec.min_version, spec.max_version)
-            raise KafkaProbeError("error", f"the broker supports no {spec.name} version kdiag speaks ({gap})",
-                                  gap=gap)
+            offered_text = "" if offered is None else (f"the broker speaks v{offered.min_version}-"
+                                                       f"v{offered.max_version}, ")
+            raise KafkaProbeError("error", f"the broker supports no {spec.name} version kdiag speaks "
+                                  f"({offered_text}kdiag v{spec.min_version}-v{spec.max_version})", gap=gap)
         return chosen
 
     def metadata(self, *, timeout: float, version: int | None = None,

@@ -210,6 +210,9 @@ def _silence(logger: logging.Logger, collector: _LogCollector) -> None:
 
 SETTLE_FOR = 5.0
 """Seconds a topic just created (by kdiag, or by auto-create) is given to get a leader for every partition."""
+AUTO_CREATE_WAIT = 2.0
+"""Seconds a topic the broker was asked to auto-create may stay unknown (KRaft creates it through its
+controller, in well under a second) before kdiag says the broker does not create it."""
 
 
 def topic_state(conn: KafkaConnection, topic: str, *, timeout: float, auto_create: bool) -> str | None:
@@ -260,10 +263,13 @@ def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[To
     if conn is None:
         return False
     auto_create = not create
-    settling = {"LEADER_NOT_AVAILABLE"} | ({"UNKNOWN_TOPIC_OR_PARTITION"} if created else set())
     settle_until = deadline.within(SETTLE_FOR)
+    # A KRaft broker asked to auto-create answers UNKNOWN_TOPIC_OR_PARTITION until its controller has made
+    # the topic; with auto-creation off it answers so for good: so that answer is asked again only briefly.
+    unknown_until = settle_until if created else deadline.within(AUTO_CREATE_WAIT if auto_create else 0.0)
     state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=auto_create)
-    while state in settling and not settle_until.expired:
+    while (state == "LEADER_NOT_AVAILABLE" and not settle_until.expired
+           or state == "UNKNOWN_TOPIC_OR_PARTITION" and not unknown_until.expired):
         wait_time(settle_until, 0.05)
         state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=auto_create)
     if state is None:

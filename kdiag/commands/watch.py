@@ -74,7 +74,7 @@ Exit status:
   130  stopped by SIGINT (Ctrl-C)
 """
 
-# The environment variable of each option (one table in README "kdiag watch").
+# The environment variable of each option (one table in docs/commands.md, "kdiag watch").
 ENVIRONMENT = {
     "bootstrap": "KDIAG_BOOTSTRAP", "interval": "KDIAG_INTERVAL", "timeout": "KDIAG_TIMEOUT",
     "connect_timeout": "KDIAG_CONNECT_TIMEOUT", "listen": "KDIAG_LISTEN", "ready_when": "KDIAG_READY_WHEN",

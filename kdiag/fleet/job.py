@@ -4,11 +4,14 @@ Runs as it is under ``spark-submit`` (``spark-submit kdiag/fleet/job.py INPUT...
 ``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``. Spark is imported here only.
 
 One pass over the input: the text is read once (line files, whole ``*.json`` files, or a Kafka topic),
-parsed with an explicit schema (``report_schema``: the fields the tables use; unknown fields are
-ignored), each record classified (accepted, or rejected with a reason, counted and sampled), the
-accepted de-duplicated by ``report_id`` and cached, and every table computed from that cache with
-built-in functions and window functions (no Python UDF, nothing collected to the driver but the
+or the reports table ``kdiag fleet ingest`` wrote (``--table``: only the days asked for), parsed with an
+explicit schema (``report_schema``: the fields the tables use; unknown fields are ignored), each
+record classified (accepted, or rejected with a reason, counted and sampled). The accepted go through
+one windowed pass per (cluster, vantage) in time order that drops the copies of a report and gives
+each its neighbours (``stream_frame``), cached; the six tables are computed from that cache at once
+with built-in functions and window functions (no Python UDF, nothing collected to the driver but the
 rejected samples, which are scrubbed of secrets in Python, and the small tables the views draw).
+Adaptive query execution sizes every shuffle, under any master.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ import socket
 import sys
 import uuid
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -307,19 +311,44 @@ def report_rows(records: Any, *extra: Any) -> Any:
 
 
 def stream_frame(reports: Any) -> Any:
-    """The de-duplicated reports in one windowed pass over each (cluster, vantage)'s reports in time
+    """The reports, once each, in one windowed pass over each (cluster, vantage)'s reports in time
     order: each with its finding ids and the previous report's time, and the previous and next reports'
     finding ids and the next one's time. Every table is computed from this one frame (cached): the
     vantages' gaps and the episodes need no other sort, and the episodes' own window (per cluster x
-    vantage x finding) runs on the same partitioning, without a shuffle."""
+    vantage x finding) runs on the same partitioning, without a shuffle.
+
+    Copies of a report (a re-delivery, a ticket's attachment) share their key, cluster, vantage and
+    time, so they sit next to each other in this order and all but the first are dropped here, in the
+    same pass; ``unique_keys`` checks that this left one row per key, and ``reports_once`` falls back
+    to de-duplicating by key first when it did not (one report_id on different reports)."""
     from pyspark.sql import functions as F
 
     stream = _stream_window()
-    return (reports.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
+    once = (reports.withColumn("prev_key", F.lag("key").over(stream))
+            .where(F.col("prev_key").isNull() | (F.col("prev_key") != F.col("key"))).drop("prev_key"))
+    return (once.withColumn("ids", F.expr("transform(findings, f -> f.id)"))
             .withColumn("prev_ts", F.lag("ts").over(stream))
             .withColumn("prev_ids", F.lag("ids").over(stream))
             .withColumn("next_ids", F.lead("ids").over(stream))
             .withColumn("next_ts", F.lead("ts").over(stream)))
+
+
+def unique_keys(stream: Any) -> bool:
+    """No key on two rows (a shuffle of the keys alone, far smaller than the reports')."""
+    from pyspark.sql import functions as F
+
+    return not stream.groupBy("key").count().where(F.col("count") > 1).limit(1).collect()
+
+
+def reports_once(raw: Any) -> Any:
+    """``stream_frame`` of the reports with their copies, cached: one row per key, exactly."""
+    from pyspark import StorageLevel
+
+    stream = stream_frame(raw).persist(StorageLevel.MEMORY_AND_DISK)
+    if unique_keys(stream):
+        return stream
+    stream.unpersist()
+    return stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
 
 
 def findings_table(reports: Any) -> Any:
@@ -604,7 +633,7 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             raw = raw.where(F.col("ts") >= F.lit(options.since).cast("timestamp"))
         if options.until:
             raw = raw.where(F.col("ts") < F.lit(options.until).cast("timestamp"))
-        reports = stream_frame(raw.dropDuplicates(["key"])).persist(StorageLevel.MEMORY_AND_DISK)
+        reports = reports_once(raw)
         cached.append(reports)
         result = AnalyzeResult(out=options.out)
         frames = {
@@ -612,15 +641,24 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
             "incidents": incidents_table(reports, min_vantages=options.min_vantages),
             "stage_latency": stage_latency_table(reports), "vantages": vantages_table(reports),
         }
-        for name, frame in frames.items():
-            say(f"computing {name}")
-            frame = frame.select(*TABLES[name]).coalesce(1)
-            frame.write.parquet(f"{work}/{name}")
-            result.tables[name] = to_python(spark.read.parquet(f"{work}/{name}").collect(), name)
-        say("counting rejected records")
-        rejected = rejected_rows(bad)
-        rejected_frame(spark, rejected).coalesce(1).write.parquet(f"{work}/rejected")
-        result.tables["rejected"] = rejected
+
+        def write(name: str, frame: Any) -> list[dict[str, Any]]:
+            frame.select(*TABLES[name]).coalesce(1).write.parquet(f"{work}/{name}")
+            return to_python(spark.read.parquet(f"{work}/{name}").collect(), name)
+
+        def write_rejected() -> list[dict[str, Any]]:
+            rows = rejected_rows(bad)
+            rejected_frame(spark, rows).coalesce(1).write.parquet(f"{work}/rejected")
+            return rows
+
+        say("computing the tables")
+        # The reports are cached (reports_once ran a job over all of them); the six tables' jobs run at
+        # once, so one table's small stages and the driver's scheduling fill the cores another leaves idle.
+        with ThreadPoolExecutor(max_workers=len(TABLES), thread_name_prefix="kdiag-fleet-table") as pool:
+            futures = {name: pool.submit(write, name, frame) for name, frame in frames.items()}
+            futures["rejected"] = pool.submit(write_rejected)
+            for name in TABLES:
+                result.tables[name] = futures[name].result()
     finally:
         for frame in cached:
             frame.unpersist()

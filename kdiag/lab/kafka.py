@@ -268,7 +268,7 @@ _RECORD = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,]+\] (?P<level>[A-Z]+) ")
 _FRAME = re.compile(r"^\s+(?:at |\.\.\. \d+ more)")
 
 
-def _first_log_error(text: str, *, lines: int = 12, width: int = 300) -> list[str]:
+def first_log_error(text: str, *, lines: int = 12, width: int = 300) -> list[str]:
     """The first ERROR or FATAL record of a broker log: its line and its exception chain without stack frames.
 
     Kafka logs the reason it cannot start (``Socket server failed to bind to …``) once, then a shutdown of
@@ -581,7 +581,8 @@ class KafkaBroker:
         prefix = [*_parent_death_guard(), *(("ip", "netns", "exec", netns) if netns else ())]
         zookeeper = None
         if uses_zookeeper(node.version) and node.spec.runs_zookeeper:
-            zookeeper = _spawn([*prefix, *node.java, "-Dzookeeper.admin.enableServer=false", "-Dzookeeper.jmx.log4j.disable=true",
+            zookeeper = _spawn([*prefix, *node.java, "-Dzookeeper.admin.enableServer=false",
+                                "-Dzookeeper.jmx.log4j.disable=true",
                                 "org.apache.zookeeper.server.ZooKeeperServerMain", str(node.spec.controller_port),
                                 str(node.workdir / "zookeeper")], node.workdir, "zookeeper.log")
         process = _spawn([*prefix, *uts_hostname_prefix(node.spec.hostname), *node.java, "kafka.Kafka",
@@ -597,7 +598,7 @@ class KafkaBroker:
     def _start_error(self, reason: str) -> KafkaStartError:
         return KafkaStartError(
             reason, version=self.version, workdir=self.workdir, log_tail=self.log_tail(),
-            first_error=_first_log_error(_read_text(self.log_path) or ""),
+            first_error=first_log_error(_read_text(self.log_path) or ""),
         )  # fmt: skip
 
     @property
@@ -851,7 +852,7 @@ def _format_storage(
         reason = "formatting the storage timed out" if done is None else f"StorageTool format exited {done.returncode}"
         raise KafkaStartError(
             reason, version=version, workdir=workdir, log_tail=_tail(log_path),
-            first_error=_first_log_error(_read_text(log_path) or ""),
+            first_error=first_log_error(_read_text(log_path) or ""),
         )  # fmt: skip
     return cluster_id
 

@@ -138,7 +138,8 @@ CI_SLICE: tuple[tuple[Target, str], ...] = (
     (Target("kfake", "0.11"), "SASL PLAIN, right password"),  # SaslHandshake v0 only: BROKER_TOO_OLD
     (Target("kfake", "1.0"), "SASL PLAIN, wrong password"),  # a close on the wrong password
     (Target("kfake", "2.0"), "healthy, full"),
+    (Target("kafka", "4.4.0"), "topic that does not exist"),  # KRaft answers UNKNOWN_TOPIC_OR_PARTITION at first
 )
-"""What CI runs on every change (tests/integration/test_compat.py): one ZooKeeper-mode Kafka before 2.4
-and kfake's protocol caps, about a minute; the newest 4.x and 3.9 KRaft brokers are what every other
-integration test runs against."""
+"""What CI runs on every change (tests/integration/test_compat.py): one ZooKeeper-mode Kafka before 2.4,
+kfake's protocol caps and a topic the newest KRaft broker auto-creates, about a minute; the newest 4.x
+and 3.9 KRaft brokers are what every other integration test runs against."""

@@ -43,10 +43,9 @@ def moved(env: dict[str, str], tmp_path: Path, bootstrap: str, port: int) -> tup
     return env, f"http://127.0.0.1:{port}"
 
 
-def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path,
-              settled=lambda metrics: True) -> tuple[str, str, str]:
-    """Start it, wait for /readyz 200 and for /metrics to satisfy ``settled`` (the loop records a report
-    before its sinks take it), read /metrics and /report, SIGTERM it: (metrics, report, log)."""
+def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -> tuple[str, str, str]:
+    """Start it, wait for /readyz 200 and for every sink to take the first report, read /metrics and
+    /report, SIGTERM it: (metrics, report, log)."""
     (tmp_path / "state").mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if not k.startswith("KDIAG_")}
     log = tmp_path / "watch.log"
@@ -60,9 +59,9 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path,
 
         wait_until(ready, 60, lambda: f"/readyz 200 (log: {log.read_text()[-800:]})")
         assert get(f"{base}/livez")[0] == 200
-        while not settled(metrics := get(f"{base}/metrics")[1]):
-            assert time.monotonic() < deadline, f"/metrics did not settle within 60 s: {metrics[-800:]}"
-            time.sleep(0.05)
+        # the sinks take the first report after /readyz turns 200: wait for them, not for a while
+        metrics = wait_until(lambda: every_sink_took_a_report(text := get(f"{base}/metrics")[1]) and text, 30,
+                             lambda: f"every sink took a report (log: {log.read_text()[-800:]})")
         report = get(f"{base}/report")[1]
     finally:
         started = time.monotonic()
@@ -70,6 +69,17 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path,
         process.wait(timeout=10)
     assert process.returncode == 0 and time.monotonic() - started <= 2.0, log.read_text()[-800:]
     return metrics, report, log.read_text()
+
+
+def every_sink_took_a_report(metrics: str) -> bool:
+    """Each sink in /metrics has delivered, spooled or dropped at least one report."""
+    taken: dict[str, float] = {}
+    for labels, value in re.findall(r"^kdiag_sink_(?:delivered_reports_total|spooled_reports|dropped_reports_total)"
+                                    r"\{([^}]*)\} (\S+)$", metrics, re.M):
+        sink = re.search(r'sink="([^"]+)"', labels)
+        if sink:
+            taken[sink.group(1)] = taken.get(sink.group(1), 0.0) + float(value)
+    return bool(taken) and all(count >= 1 for count in taken.values())
 
 
 def get_status(url: str) -> int | None:
@@ -105,9 +115,7 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
     secret = Path(env["KDIAG_CLIENT_SASL_PASSWORD_FILE"])
     secret.parent.mkdir(parents=True)
     secret.write_text(PASSWORD)
-    metrics, report, log = run_watch(sidecar["args"], env, base, tmp_path, settled=lambda metrics: (
-        sample(metrics, "kdiag_sink_spooled_reports", sink="topic") >= 1
-        and sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1))
+    metrics, report, log = run_watch(sidecar["args"], env, base, tmp_path)
     assert sample(metrics, "kdiag_finding", id="BOOTSTRAP_REFUSED", severity="error") == 1
     assert sample(metrics, "kdiag_probe_success") == 0
     assert sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1
@@ -124,8 +132,7 @@ def test_the_compose_sidecars_environment_runs_kdiag_watch_against_a_real_broker
     [listen] = free_ports(1)
     env, base = moved({k: str(v) for k, v in service["environment"].items()}, tmp_path, kafka_broker.bootstrap_servers,
                       listen)
-    metrics, report, _log = run_watch(service["command"], env, base, tmp_path, settled=lambda metrics: (
-        sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1))
+    metrics, report, _log = run_watch(service["command"], env, base, tmp_path)
     found = [(f["id"], f["title"]) for f in json.loads(report)["findings"]]
     assert sample(metrics, "kdiag_probe_success") == 1, found  # a failure says what the probe found
     assert sample(metrics, "kdiag_sink_delivered_reports_total", sink="directory") >= 1

@@ -46,9 +46,9 @@ def test_every_id_a_diagnosis_rule_raises_is_in_the_catalog_with_the_rules_title
 
 
 def test_every_rule_id_has_its_meaning_where_it_is_raised_and_its_usual_fix_written_in_the_catalog():
-    from kdiag.catalog import _TEXTS
+    from kdiag.catalog import ENTRY_TEXTS
 
-    assert sorted(rule.id for rule in RULES if rule.id not in _TEXTS) == []
+    assert sorted(rule.id for rule in RULES if rule.id not in ENTRY_TEXTS) == []
     assert all(e.meaning and e.raised_by and e.fix for e in ENTRIES.values())
 
 

@@ -26,12 +26,21 @@ _WHAT_FAILS = {
 
 
 def _gaps(report) -> Iterator[tuple[str, VersionGap]]:
+    """Each version gap the probes met, where. A listener that offers no Metadata at all is not an old
+    broker (every broker has had Metadata since 0.8): it is most likely a KRaft controller's listener, a
+    reading ``rules.unexplained`` gives."""
     for target in probed(report):
-        if target.kafka.version_gap is not None:
-            yield target.label, target.kafka.version_gap
+        gap = target.kafka.version_gap
+        if gap is not None and not is_controller_like(gap):
+            yield target.label, gap
     for target in sasl_targets(report):
         if target.sasl is not None and target.sasl.version_gap is not None:
             yield target.label, target.sasl.version_gap
+
+
+def is_controller_like(gap: VersionGap) -> bool:
+    """ApiVersions answered, but Metadata is not offered at all: what a KRaft controller listener does."""
+    return gap.api == "Metadata" and gap.broker_max is None
 
 
 def _broker_too_old(report) -> Finding | None:

@@ -69,3 +69,19 @@ def test_the_tables_are_parquet_with_the_documented_columns(local_run: tuple[Kdi
     tables = read_tables(out)  # read_table asserts each table's columns, in order
     assert set(tables) == set(TABLES)
     assert (out / "report.html").is_file()
+
+
+def test_one_report_id_on_two_different_reports_counts_once(tmp_path: Path) -> None:
+    """Copies sit side by side in the job's windowed pass and are dropped there; a report id reused by
+    two reports of different vantages does not, and the job de-duplicates by key first instead."""
+    import json as _json
+
+    from tests.kdiag_cli import run_kdiag
+    from tests.unit.fleet.test_reference import report
+
+    lines = [report(0, "a", rid="same")[1], report(5, "b", rid="same")[1], report(9, "a")[1], report(9, "a")[1]]
+    (tmp_path / "in.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    run = run_kdiag("fleet", "analyze", str(tmp_path / "in.jsonl"), "--out", str(tmp_path / "out"), timeout=1500)
+    assert run.exit_code == 0, run.stderr
+    assert sum(v["reports"] for v in read_table(tmp_path / "out", "vantages")) == 2
+    assert _json.loads(lines[2])["report_id"] == _json.loads(lines[3])["report_id"]

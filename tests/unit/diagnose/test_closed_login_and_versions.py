@@ -72,3 +72,12 @@ def test_no_hypothesis_when_a_rule_explains_the_failure() -> None:
     rejected = SaslResult("auth_failed", "PLAIN", "alice", endpoint="kafka.example.com:9092", error_code=58,
                           error_name="SASL_AUTHENTICATION_FAILED")
     assert ids(sasl_failed(rejected)) == ["SASL_AUTH_FAILED"]
+
+
+def test_a_listener_with_no_metadata_at_all_is_read_as_a_controller_not_an_old_broker() -> None:
+    gap = VersionGap("Metadata", None, None, 0, 13)
+    kafka = KafkaCheck("error", 4, error="the broker supports no Metadata version kdiag speaks", version_gap=gap)
+    report = bootstrap_failure("kafka.example.com:9093", attempts=[tcp_ok("192.0.2.10", 9093)], kafka=kafka)
+    (found,) = diagnose(report)
+    assert found.id == "STAGE_FAILED_UNEXPLAINED"
+    assert "KRaft controller" in found.title and "controller.listener.names" in found.fix
