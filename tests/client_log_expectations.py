@@ -6,8 +6,6 @@ files without a broker. Today: the clients of ``tests/integration/test_explain_m
 
 from __future__ import annotations
 
-import pytest
-
 # The fixtures' <library> part: kafka-python 3.0.12 and 2.0.2, aiokafka 0.14.0, segmentio/kafka-go v0.4.51,
 # confluent-kafka 1.9.2 (librdkafka 1.9.2) and 0.11.6 (librdkafka 0.11.6).
 MORE_CLIENTS_LIBRARIES = ("kafka_python", "kafka_python_2", "aiokafka", "segmentio", "librdkafka_1_9",
@@ -43,14 +41,6 @@ MORE_CLIENTS: dict[str, str | dict[str, str | tuple[str, ...] | None]] = {
 MORE_CLIENTS_CASES = [(situation, library, ids if isinstance(ids, str) else ids[library])
          for situation, ids in MORE_CLIENTS.items() for library in MORE_CLIENTS_LIBRARIES]
 
-# What kdiag explain does not read right yet (issue 16: these families' recognisers). Each is an xfail with
-# strict=True in both tests, so the day one is read right it fails until taken off this list; CI counts
-# an xfail as skipped, and fails on it.
-NOT_READ_YET = frozenset({
-    "tls.tls_on_plaintext.aiokafka",  # "Unable connect to \"h:p\": " with no reason at all
-    "tls.tls_on_plaintext.segmentio",  # "EOF" alone: read as a closed connection, not as a TLS client
-})
-
 # What the broker's own server.log says of four of those situations (<situation>.broker.log): read from
 # the broker's side, the same words mean the client's mistake (a TLS record read as a frame size is a TLS
 # client at a plaintext listener, the opposite of the same size in a client's log).
@@ -60,12 +50,3 @@ BROKER_SIDE = {
     "sasl.required": "SASL_REQUIRED",
     "sasl.wrong_password": "SASL_AUTH_FAILED",
 }
-NOT_READ_YET_BROKER: frozenset[str] = frozenset()  # each is read from the broker's side
-
-
-def not_read_yet(case: tuple, *, strict: bool = True) -> tuple:
-    """The xfail mark of a case on NOT_READ_YET, for pytest.param(marks=...): strict on the captured files,
-    not strict on a live capture, whose words may differ from run to run."""
-    name = f"{case[0]}.{case[1]}"
-    mark = pytest.mark.xfail(reason="explain does not read this yet (issue 16)", strict=strict)
-    return (mark,) if name in NOT_READ_YET else ()

@@ -35,7 +35,7 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, likely, same_machine, topic_missing, well_known_port)
+                                    closed_connection, closing_readings, likely, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -137,9 +137,7 @@ def _consequences_only(context: Context) -> list[Finding]:
         host, port = first.host, first.port
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        # A client that authenticates is not one sending no SASL: the broker hanging up is its credentials refused.
-        readings = ["SASL_AUTH_FAILED" if context.facts.sasl else "TLS_EXPECTED",
-                    "TLS_EXPECTED" if context.facts.sasl else "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
+        readings = closing_readings(context.facts)
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}

@@ -111,14 +111,14 @@ class Facts:
     listed: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # (line, node id, endpoint, text)
     topics: list[str] = field(default_factory=list)
     kerberos: bool = False  # the client logs in with Kerberos (GSSAPI in its command line, Java's KerberosLogin)
-    sasl: bool = False  # the client authenticates with SASL (its settings, or its own "Sending username and password")
+    sasl_seen: bool = False  # the client authenticates (its own "Sending username and password", a SASL_* protocol)
+    security: str | None = None  # the security.protocol the client's configuration in the paste shows
+    tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
+    sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind == "kerberos":
-            self.kerberos = True
-            return
-        if fact.kind == "sasl":
-            self.sasl = True
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security"):
+            self._add_setting(fact)
             return
         if fact.kind == "topic":
             if fact.name and fact.name not in self.topics and len(self.topics) < MAX_EXAMPLES:
@@ -132,6 +132,33 @@ class Facts:
         elif fact.node_id is not None and fact.node_id >= 0 and len(self.listed) < MAX_FACTS:
             if not any(n == fact.node_id and e == endpoint for _, n, e, _ in self.listed):
                 self.listed.append((number, fact.node_id, endpoint, text))
+
+    def _add_setting(self, fact: Fact) -> None:
+        if fact.kind == "kerberos":
+            self.kerberos = True
+        elif fact.kind == "sasl":
+            self.sasl_seen = True
+        elif fact.kind == "sasl_setting":
+            self.sasl_settings = True
+        elif fact.kind == "tls":
+            self.tls_switch = True
+        elif fact.kind == "security" and self.security is None:
+            self.security = fact.name
+
+    @property
+    def sasl(self) -> bool:
+        """The client authenticates with SASL: its lines say so, or its settings do (a security.protocol shown wins
+        over SASL settings, which a Java config dump lists whatever the protocol)."""
+        if self.sasl_seen or (self.security or "").startswith("SASL_"):
+            return True
+        return self.sasl_settings and self.security is None
+
+    @property
+    def tls(self) -> bool | None:
+        """The client speaks TLS (True), plaintext (False), or the paste does not say (None)."""
+        if self.security is not None:
+            return self.security.endswith("SSL")
+        return True if self.tls_switch else None
 
     def _add_bootstrap(self, number: int, text: str, endpoint: Endpoint) -> None:
         runs = self.bootstrap_runs

@@ -25,7 +25,7 @@ from dataclasses import replace
 from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
-from kdiag.explain.observations import Group
+from kdiag.explain.observations import Facts, Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA
 from kdiag.explain.subject import Context, Subject
@@ -93,14 +93,29 @@ def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Findi
             hedged(other, OR, said.format(other=primary.id), readings=readings, role=None)]
 
 
+def closing_readings(facts: Facts) -> list[str]:
+    """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
+    the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
+    request and dropped); a client that authenticates is refused, not missing SASL."""
+    sasl = "SASL_AUTH_FAILED" if facts.sasl else "SASL_REQUIRED"
+    if facts.tls:
+        return ["TLS_UNEXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
+    return [sasl, "TLS_EXPECTED", "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
+        ["TLS_EXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
+
+
 def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
-    """The broker hung up and the client says no more: each security mismatch that ends so is a reading."""
+    """The broker hung up and the client says no more: each security mismatch that ends so is a reading. With the
+    client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one."""
     ids = list(built)
     confirm = context.confirm(fallback=subject.endpoint)
+    settings = (" The paste shows the client's TLS switch on, so a plaintext listener dropping its handshake is the "
+                "likely reading." if context.facts.tls else "")
     words = ("The client says only that the broker closed the connection after its first request, and a listener "
-             f"does that for more than one reason: {join_words(ids)} each end the same way. `{confirm}` on the "
-             "client's machine decides (it reads the listener's first answer itself).")
-    return [hedged(finding_, MAYBE, words, readings=ids) for finding_ in built.values()]
+             f"does that for more than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on "
+             "the client's machine decides (it reads the listener's first answer itself).")
+    return [hedged(finding_, LIKELY if context.facts.tls and finding_.id == "TLS_UNEXPECTED" else MAYBE, words,
+                   readings=ids) for finding_ in built.values()]
 
 
 CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)

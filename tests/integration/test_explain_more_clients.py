@@ -39,7 +39,7 @@ import pytest
 
 from kdiag.lab.kafka import KafkaBroker, Listener, free_ports, loopback_specs
 from tests.client_log_expectations import MORE_CLIENTS_CASES as CASES
-from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_LIBRARIES, NOT_READ_YET_BROKER, not_read_yet
+from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_LIBRARIES
 from tests.integration.real_clients import (EC2_INTERNAL, FIXTURES, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured, Client,
                                             assert_explains, create_topic, run_clients)
 from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
@@ -195,8 +195,6 @@ def test_the_brokers_own_lines_are_read_from_the_brokers_side(broker_side, situa
     paste = broker_side[situation]
     assert paste, f"the broker logged nothing with {BROKER_SIGNS[situation]!r}"
     expected = BROKER_SIDE[situation]
-    if situation in NOT_READ_YET_BROKER:
-        pytest.xfail("explain does not read this broker line yet (issue 16)")
     done = run_kdiag("explain", "--json", input=paste)
     ids = [f["id"] for f in done.report["findings"]]
     assert ids[:1] == [expected], f"got {ids}\n--- paste ---\n{paste}"
@@ -206,7 +204,7 @@ def test_the_brokers_own_lines_are_read_from_the_brokers_side(broker_side, situa
 
 
 @pytest.mark.parametrize("situation, library, expected", [
-    pytest.param(*case, id=f"{case[0]}.{case[1]}", marks=not_read_yet(case, strict=False)) for case in CASES])
+    pytest.param(*case, id=f"{case[0]}.{case[1]}") for case in CASES])
 def test_real_output_maps_to_the_situations_finding_id(captured, situation, library, expected):
     run = captured[f"{situation}.{library}"]
     assert run.exit_code != 0, f"the client did not fail:\n{run.paste}"  # killed at RUN_FOR (None) or exit 1

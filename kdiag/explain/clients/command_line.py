@@ -74,3 +74,37 @@ def _command_line(m: re.Match[str]) -> Iterator[Fact]:
         yield Fact("topic", name=topic.group(1))
     if re.search(r"sasl\.mechanisms?=['\"]?GSSAPI\b", m.string, re.IGNORECASE):
         yield Fact("kerberos")
+
+
+# The client's security settings as its command line or configuration shows them. Message family: a client's
+# own configuration in the paste (librdkafka/kcat ``-X security.protocol=ssl``, a Java properties dump
+# ``security.protocol = SASL_SSL``, kafka-python/aiokafka ``security_protocol="SSL"``, a CLI's ``--ssl``/``-tls``
+# flag, kafkajs ``ssl: true``, Sarama ``Net.TLS.Enable = true``). What it says steers the readings of a
+# connection closed with no reason: TLS on and closed is most often a TLS client at a plaintext listener.
+@pattern("config.security_protocol", ANY, "ecurity", r"\bsecurity[._]protocol['\"]?\s*[=:]\s*['\"]?(?P<proto>"
+         r"SASL_SSL|SASL_PLAINTEXT|SSL|PLAINTEXT)\b", "\tsecurity.protocol = SASL_SSL", flags=re.IGNORECASE)
+def _config_security_protocol(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("security", name=m.group("proto").upper())
+
+
+@pattern("config.tls_flag", ANY, "-", r"(?:^|\s)(?:--?(?:ssl|tls|use-?tls|use-?ssl|enable-?tls)|-X\s*ssl\.ca\.location=\S+)"
+         r"(?:=(?:true|1))?(?=\s|$)", "$ ./produce -lib segmentio -brokers 127.0.0.1:9092 -topic t -tls")
+def _config_tls_flag(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """A command line's TLS switch (a tool's ``--ssl``, ``-tls``): the client speaks TLS."""
+    yield Fact("tls")
+
+
+@pattern("config.tls_enabled", ANY, "true", r"\b(?:Net\.TLS\.Enable|tls\.enabled?|ssl\.enabled?|\"?ssl\"?)\s*[=:]\s*"
+         r"['\"]?(?:true|True)\b", "config.Net.TLS.Enable = true")
+def _config_tls_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """A configuration's TLS switch (Sarama's ``Net.TLS.Enable``, kafkajs ``ssl: true``)."""
+    yield Fact("tls")
+
+
+@pattern("config.sasl_settings", ANY, "asl", r"\bsasl[._](?:mechanisms?|username|jaas\.config|plain_username)"
+         r"['\"]?\s*[=:]\s*(?!null\b)['\"]?\w|\bNet\.SASL\.Enable\s*[=:]\s*true\b|\bsasl\s*:\s*\{",
+         "sasl.mechanism=PLAIN", flags=re.IGNORECASE)
+def _config_sasl_settings(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """SASL settings: the client authenticates, unless a security.protocol the paste shows says otherwise (a Java
+    config dump lists ``sasl.mechanism = GSSAPI`` whatever the protocol)."""
+    yield Fact("sasl_setting")

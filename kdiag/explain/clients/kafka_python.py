@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECT, CONNECTION_CLOSED, HOST,
                                      HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
                                      TOPIC_MISSING, NO_LEADER,
                                      SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
@@ -132,6 +132,10 @@ def _aiokafka_unable_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item
         node_id, role = int(m.group("id")), ADVERTISED
         host = tried.group("addr") if tried else None
         port = int(tried.group("port")) if tried else None
+    if not why.strip():  # an error without words (asyncio's TimeoutError, a handshake cut off): no refusal, no DNS
+        symptom = BOOTSTRAP_DISCONNECTED if role == BOOTSTRAP else ADVERTISED_DOWN
+        yield Sighting(symptom, AIOKAFKA, host, port, node_id=node_id, role=role, detail=m.group(0).strip()[:200])
+        return
     yield from _python_socket_error(AIOKAFKA, why, host, port, node_id, role, tried.group("addr") if tried else None)
 
 

@@ -58,8 +58,10 @@ def _kafkajs_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    detail="Connection timeout")
 
 
-# Node's TLS socket when the other side hangs up during the handshake: a plaintext listener reads the
-# ClientHello as a bogus Kafka request and closes (librdkafka: "SSL handshake failed: Disconnected").
+# Node's TLS socket when the other side hangs up during the handshake (node's _tls_wrap onConnectEnd, an error
+# with code ECONNRESET): most often a plaintext listener that reads the ClientHello as a bogus Kafka request and
+# closes (librdkafka: "SSL handshake failed: Disconnected"), but a proxy or a firewall in between that cuts TLS
+# ends the same way, so it is a likely reading, not a certainty.
 @pattern("kafkajs.tls_disconnected", KAFKAJS, "before secure TLS connection was established",
          r"Client network socket disconnected before secure TLS connection was established",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.981Z","logger":"kafkajs","message":"[Connection] '
@@ -68,7 +70,8 @@ def _kafkajs_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          'secure TLS connection was established\\n    at TLSSocket.onConnectEnd (node:_tls_wrap:1752:19)"}')
 def _kafkajs_tls_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = _kafkajs_endpoint(m.string, scan)
-    yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0))
+    yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0),
+                   guess="Client network socket disconnected before secure TLS connection was established")
 
 
 # Node's words for OpenSSL's verify errors (Node 20 writes "self-signed", older ones "self signed").

@@ -107,7 +107,10 @@ for name in CLOSED_READINGS:
 # might require SASL authentication`, franz-go's `is SASL missing?`): the id it suggests, as a likely reading (a
 # warning), not a certainty.
 CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list", "tls.plaintext_on_tls.kcat_list",
-                 "sasl.required.franz"}
+                 "sasl.required.franz",
+                 # Node's "Client network socket disconnected before secure TLS connection was established" (ECONNRESET
+                 # in _tls_wrap's onConnectEnd): a plaintext listener or anything in between that cuts TLS
+                 "tls.tls_on_plaintext.kafkajs"}
 
 
 # Broker lists (kcat -L) whose brokers only the metadata shows: a warning, tested on its own below.
@@ -128,7 +131,7 @@ def test_captured_client_output_maps_to_the_reports_finding_id(name):
     explanation = explained(client_log(name))
     assert ids(explanation)[:1] == [EXPECTED[name]], explanation.findings
     first = explanation.findings[0]
-    if name in CLIENTS_GUESS:  # librdkafka's own words are a guess ("might be caused by"): a likely reading
+    if name in CLIENTS_GUESS:  # the client's own words are a guess ("might be caused by"): a likely reading
         assert first.severity == "warning" and first.title.startswith("Likely: ") and first.evidence["guess"]
     elif EXPECTED[name] == "ROUNDTRIP_FAILED":  # records lost, and no line says why: never certain
         assert first.severity == "warning"

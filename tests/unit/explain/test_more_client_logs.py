@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_CASES, NOT_READ_YET_BROKER, not_read_yet
+from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_CASES
 from tests.unit.explain.helpers import client_log, explained, ids
 
 
 @pytest.mark.parametrize("situation, library, expected", [
-    pytest.param(*case, id=f"{case[0]}.{case[1]}", marks=not_read_yet(case)) for case in MORE_CLIENTS_CASES])
+    pytest.param(*case, id=f"{case[0]}.{case[1]}") for case in MORE_CLIENTS_CASES])
 def test_real_output_of_more_clients_maps_to_the_situations_finding_id(situation, library, expected):
     explanation = explained(client_log(f"{situation}.{library}"))
     if expected is None:
@@ -30,7 +30,5 @@ def test_real_output_of_more_clients_maps_to_the_situations_finding_id(situation
 
 @pytest.mark.parametrize("situation", sorted(BROKER_SIDE))
 def test_the_brokers_own_log_is_read_from_the_brokers_side(situation):
-    if situation in NOT_READ_YET_BROKER:
-        pytest.xfail("explain does not read this broker line yet (issue 16)")
     explanation = explained(client_log(f"{situation}.broker"))
     assert ids(explanation)[:1] == [BROKER_SIDE[situation]], explanation.findings
