@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kdiag.diagnose.rule import finding
 from kdiag.explain.implied import rule_fix
+from kdiag.explain.sightings import BROKER
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, secured, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
@@ -15,9 +16,15 @@ def not_kafka(subject: Subject, context: Context) -> Finding:
     foreign = ForeignBytes(speaks.lower() if speaks else "text", speaks or "bytes that do not frame as Kafka",
                            speaks or "")
     fix = rule_fix(secured(subject, context, kafka=KafkaCheck("not_kafka", foreign=foreign)), "NOT_KAFKA")
-    explanation = (f"{client_said(subject)} The first four bytes that came back, read as a Kafka response size, make "
-                   f"no sense ({detail}): the port at {subject.where} speaks {speaks or 'another protocol'}, not "
-                   f"Kafka.{consequence_sentence(context)}")
+    if subject.clients and subject.clients[0] == BROKER:  # the other server's own log, about what a client sent
+        explanation = (f"{client_said(subject)} That line is the server's side of the connection, and the "
+                       f"server is not Kafka ({detail.split(': ')[0]}). "
+                       f"The client's bootstrap address ({subject.where}) is that server's port, not a Kafka "
+                       f"listener's.{consequence_sentence(context)}")
+    else:
+        explanation = (f"{client_said(subject)} The first four bytes that came back, read as a Kafka response size, "
+                       f"make no sense ({detail}): the port at {subject.where} speaks {speaks or 'another protocol'}, "
+                       f"not Kafka.{consequence_sentence(context)}")
     confirm = context.confirm(fallback=subject.endpoint)
     return finding("NOT_KAFKA", "error", f"{subject.where} does not answer in Kafka's protocol"
                    + (f": it speaks {speaks}" if speaks else ""), explanation, evidence(subject, context, confirm),

@@ -1,0 +1,105 @@
+"""kdiag explain on the libraries' own message forms (each test cites the source that prints it), and on the
+client's settings a paste shows steering a closed connection's readings. No user's prose: the lines are the
+formats the sources write, with documentation addresses (192.0.2.0/24, 198.51.100.0/24, example hosts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.explain.helpers import explained, ids
+
+# segmentio/kafka-go returns io.EOF when the broker hangs up (conn.go's reads; writer.go wraps it as the
+# caller's "failed to write messages: EOF"); Go's log prints it after the tool's command line.
+SEGMENTIO_EOF = "2026/11/26 10:00:00 failed to write messages: EOF"
+# kafkajs src/network/connection.js: KafkaJSConnectionError('Closed connection') when the socket ends.
+KAFKAJS_CLOSED = ('{"level":"ERROR","timestamp":"2026-11-26T10:00:00.000Z","logger":"kafkajs","message":"[Connection] '
+                  'Response Metadata(key: 3, version: 6)","broker":"b1.example:9092","clientId":"app","error":'
+                  '"Closed connection"}\nKafkaJSConnectionError: Closed connection')
+# Java NetworkClient.processDisconnection: "Bootstrap broker {} (id: -1 rack: null) disconnected" (at WARN).
+JAVA_DISCONNECTED = ("[2026-11-26 10:00:00,000] WARN [Producer clientId=p] Bootstrap broker b1.example:9092 (id: -1 "
+                     "rack: null) disconnected (org.apache.kafka.clients.NetworkClient)")
+
+
+def _first(text: str):
+    explanation = explained(text)
+    assert explanation.findings, text
+    return explanation.findings[0], ids(explanation)
+
+
+@pytest.mark.parametrize("switch", ["$ ./produce -brokers b1.example:9092 -topic t -tls",
+                                    "$ kafka-tool --ssl --brokers b1.example:9092",
+                                    "config.Net.TLS.Enable = true",
+                                    "-X security.protocol=ssl -b b1.example:9092",
+                                    "\tsecurity.protocol = SASL_SSL"])
+def test_a_tls_switch_in_the_paste_makes_a_closed_connection_a_likely_tls_client_at_a_plaintext_listener(switch):
+    first, found = _first(f"{switch}\n{SEGMENTIO_EOF}")
+    assert first.id == "TLS_UNEXPECTED" and first.severity == "warning" and first.title.startswith("Likely: ")
+    assert first.evidence["certain"] is False and "BROKER_CLOSED_CONNECTION" in first.evidence["readings"]
+    assert "TLS_EXPECTED" not in found  # a TLS client is not one that forgot TLS
+
+
+def test_without_settings_a_closed_connection_stays_three_equal_readings():
+    first, found = _first(SEGMENTIO_EOF)
+    assert found == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
+    assert first.title.startswith("Maybe: ")
+
+
+def test_sasl_settings_make_the_closed_connection_a_refused_login_not_missing_sasl():
+    first, found = _first(f"sasl.mechanism=SCRAM-SHA-512\nsasl.username=app\n{KAFKAJS_CLOSED}")
+    assert "SASL_AUTH_FAILED" in found and "SASL_REQUIRED" not in found
+
+
+def test_a_java_config_dumps_default_sasl_mechanism_is_not_sasl_when_the_protocol_is_plaintext():
+    # Java AbstractConfig.logAll: every setting, sasl.mechanism = GSSAPI (its default) whatever the protocol.
+    dump = ("[2026-11-26 10:00:00,000] INFO ProducerConfig values:\n\tbootstrap.servers = [b1.example:9092]\n"
+            "\tsasl.mechanism = GSSAPI\n\tsecurity.protocol = PLAINTEXT\n")
+    first, found = _first(dump + JAVA_DISCONNECTED)
+    assert first.id == "SASL_REQUIRED" and "SASL_AUTH_FAILED" not in found and "TLS_UNEXPECTED" not in found
+
+
+def test_aiokafka_unable_connect_without_a_reason_is_no_refusal():
+    # aiokafka/client.py bootstrap(): log.error('Unable connect to "%s:%s": %s', host, port, err); an err whose
+    # str() is empty (asyncio.TimeoutError, a handshake cut off) leaves nothing after the colon.
+    text = ('ERROR:aiokafka:Unable connect to "b1.example:9092": \n'
+            "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
+            "[('b1.example', 9092, <AddressFamily.AF_UNSPEC: 0>)]")
+    _, found = _first(text)
+    assert "BOOTSTRAP_REFUSED" not in found and "BOOTSTRAP_TIMEOUT" in found
+    first, _ = _first("$ python produce.py --lib aiokafka --ssl\n" + text)
+    assert first.id == "TLS_UNEXPECTED" and first.severity == "warning"
+
+
+def test_kafkajs_tls_socket_disconnected_is_a_likely_reading():
+    # node lib/_tls_wrap.js onConnectEnd: ECONNRESET "Client network socket disconnected before secure TLS
+    # connection was established", which kafkajs src/network/connection.js passes on as a Connection error.
+    first, _ = _first("KafkaJSConnectionError: Connection error: Client network socket disconnected before secure "
+                      "TLS connection was established")
+    assert first.id == "TLS_UNEXPECTED" and first.severity == "warning" and first.title.startswith("Likely: ")
+
+
+# ZooKeeper's server (zookeeper-server/src/main/java/org/apache/zookeeper/server): NIOServerCnxn.readLength's
+# "Len error", jute BinaryInputArchive.checkLength's "Unreasonable length = ", ZooKeeperServer's
+# processConnectRequest "Refusing session request for client ... as it has seen zxid" and "Connection request
+# from old client".
+ZK_CERTAIN = ["2026-11-26 10:00:00,000 [myid:] - WARN  [NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:NIOServerCnxn@362] - "
+              "Exception causing close of session 0x0 due to java.io.IOException: Len error 369295617",
+              "2026-11-26 10:00:00,000 [myid:1] - WARN  [NIOWorkerThread-1:NIOServerCnxn@373] - Close of session 0x0 "
+              "java.io.IOException: Unreasonable length = 1701080931"]
+ZK_HEDGED = ["2026-11-26 10:00:00,000 [myid:1] - INFO  [NIOWorkerThread-2:ZooKeeperServer@1107] - Refusing session "
+             "request for client /192.0.2.7:51234 as it has seen zxid 0x30000000f our last zxid is 0x0 client must try "
+             "another server",
+             "2026-11-26 10:00:00,000 [myid:] - INFO  [NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:ZooKeeperServer@1018] "
+             "- Connection request from old client /192.0.2.7:51234; will be dropped if server is in r-o mode"]
+
+
+@pytest.mark.parametrize("line", ZK_CERTAIN + ZK_HEDGED)
+def test_zookeepers_own_log_about_a_kafka_client_is_not_kafka_at_the_bootstrap(line):
+    first, _ = _first(f"$ kafka-topics --bootstrap-server zk.example:2181 --list\n{line}")
+    assert first.id == "NOT_KAFKA" and first.evidence["role"] == "bootstrap"
+    assert "192.0.2.7" not in (first.evidence.get("host") or "")  # the address ZooKeeper names is the client's
+    assert first.severity == ("warning" if line in ZK_HEDGED else "error")
+
+
+def test_zookeepers_len_error_of_text_bytes_is_a_text_client_not_kafka():
+    line = ZK_CERTAIN[0].replace("369295617", "1195725856")  # "GET ": an HTTP client at ZooKeeper's port
+    assert "NOT_KAFKA" not in ids(explained(line))
