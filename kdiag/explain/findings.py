@@ -248,7 +248,7 @@ def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | N
         if role in group.roles:
             return role, node_id, first.role_from, False
     if first.host is None:
-        return UNKNOWN, node_id, None, False
+        return _unnamed_role(first.symptom, facts, node_id)
     host = normalise_host(first.host)
     if any(normalise_host(e.host) == host and (first.port is None or e.port == first.port)
            for e in facts.bootstrap):
@@ -265,6 +265,16 @@ def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | N
     if kind.kind in ADVERTISED_KINDS:
         return ADVERTISED, None, f"it is {kind.description}, the kind of name brokers advertise", True
     return BOOTSTRAP, None, "nothing in the address says which, so kdiag reads it first as a bootstrap address", True
+
+
+def _unnamed_role(symptom: str, facts: Facts, node_id: int | None) -> tuple[str, int | None, str | None, bool]:
+    """A name that did not resolve, with no line naming it (Python's bare ``socket.gaierror``): an IP literal
+    never fails to resolve, so with every bootstrap address one it is a name the metadata gave; else both."""
+    if symptom != RESOLVE or node_id is not None:
+        return UNKNOWN, node_id, None, False
+    if facts.bootstrap and all(classify_host(e.host).is_ip for e in facts.bootstrap):
+        return ADVERTISED, None, "every bootstrap address is an IP address, which never fails to resolve", False
+    return BOOTSTRAP, None, "no line names the name that did not resolve", True
 
 
 def _node_of(facts: Facts, host: str | None, port: int | None) -> int | None:

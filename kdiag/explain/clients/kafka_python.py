@@ -296,3 +296,13 @@ def _kafka_python_authenticating_reset(m: re.Match[str], scan: ScanState) -> Ite
     host, port, node_id, role = _kafka_python_connection(m.string)
     yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0)[-60:],
                    guess="the broker hung up while the client authenticated")
+
+
+# Python's resolver error as a traceback ends it (kafka-python before 1.4 let getaddrinfo's error out of
+# kafka/conn.py; a wrapper that re-raises it): socket.gaierror with the resolver's errno (-2 NXDOMAIN, -3 a
+# temporary failure, -5 no address, 8 macOS, 11001/11004 Windows). It names no host: the name is the bootstrap's
+# or one the metadata gave, which the bootstrap list decides (an IP literal never fails to resolve).
+@pattern("python.gaierror", KAFKA_PYTHON, "gaierror", r"\bgaierror: \[Errno (?P<n>-?\d+)\] (?P<why>.+)",
+         "socket.gaierror: [Errno -2] Name or service not known")
+def _python_gaierror(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _python_socket_error(KAFKA_PYTHON, m.group(0), None, None, None, UNKNOWN, None)

@@ -103,3 +103,21 @@ def test_zookeepers_own_log_about_a_kafka_client_is_not_kafka_at_the_bootstrap(l
 def test_zookeepers_len_error_of_text_bytes_is_a_text_client_not_kafka():
     line = ZK_CERTAIN[0].replace("369295617", "1195725856")  # "GET ": an HTTP client at ZooKeeper's port
     assert "NOT_KAFKA" not in ids(explained(line))
+
+
+# Python's resolver error as a traceback ends it (socket.gaierror out of getaddrinfo in kafka/conn.py before
+# kafka-python 1.4, or re-raised by a wrapper): it names no host.
+GAIERROR = "socket.gaierror: [Errno -2] Name or service not known"
+
+
+def test_a_bare_gaierror_with_only_ip_bootstrap_addresses_is_an_advertised_name():
+    first, found = _first(f"producer = KafkaProducer(bootstrap_servers=['192.0.2.5:9092'])\n{GAIERROR}")
+    assert found == ["ADVERTISED_UNRESOLVABLE"] and first.severity == "error"
+    assert first.evidence["role"] == "advertised" and "IP address" in first.evidence["role_from"]
+
+
+@pytest.mark.parametrize("bootstrap", ["", "producer = KafkaProducer(bootstrap_servers=['kafka.example:9092'])\n"])
+def test_a_bare_gaierror_with_a_named_or_unseen_bootstrap_gives_both_readings(bootstrap):
+    _, found = _first(bootstrap + GAIERROR)
+    assert sorted(found) == ["ADVERTISED_UNRESOLVABLE", "BOOTSTRAP_UNRESOLVABLE"]
+    assert all(f.severity == "warning" for f in explained(bootstrap + GAIERROR).findings)
