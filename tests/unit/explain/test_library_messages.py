@@ -121,3 +121,31 @@ def test_a_bare_gaierror_with_a_named_or_unseen_bootstrap_gives_both_readings(bo
     _, found = _first(bootstrap + GAIERROR)
     assert sorted(found) == ["ADVERTISED_UNRESOLVABLE", "BOOTSTRAP_UNRESOLVABLE"]
     assert all(f.severity == "warning" for f in explained(bootstrap + GAIERROR).findings)
+
+
+# Java's Node.toString() (clients/src/main/java/org/apache/kafka/common/Node.java: "host:port (id: N rack: R)"), as
+# kafka-broker-api-versions, the client's DEBUG metadata and its NetworkClient connection lines print it; kafkajs's
+# metadata response at debug level (src/protocol/requests/metadata: brokers with nodeId, host, port).
+DUPLICATES = {
+    "api_versions": "kafka.example:9092 (id: 1 rack: null) -> (\nkafka.example:9092 (id: 2 rack: null) -> (",
+    "java_metadata": ("[2026-11-26 10:00:00,000] DEBUG [Producer clientId=p] Updated cluster metadata updateVersion 2 to "
+                      "MetadataCache{clusterId='c', nodes={1=kafka.example:9092 (id: 1 rack: null), 2=kafka.example:9092 "
+                      "(id: 2 rack: null)}, partitions=[]} (org.apache.kafka.clients.Metadata)"),
+    "java_connections": "\n".join(f"[2026-11-26 10:00:00,000] WARN [Producer clientId=p] Connection to node {n} "
+                                  "(kafka.example/192.0.2.3:9092) could not be established. Node may not be available. "
+                                  "(org.apache.kafka.clients.NetworkClient)" for n in (1, 2)),
+    "kafkajs": ('{"level":"DEBUG","logger":"kafkajs","message":"[Connection] Response Metadata(key: 3, version: 6)",'
+                '"data":{"brokers":[{"nodeId":1,"host":"kafka.example","port":9092,"rack":null},{"nodeId":2,"host":'
+                '"kafka.example","port":9092,"rack":null}]}}'),
+}
+
+
+@pytest.mark.parametrize("name", sorted(DUPLICATES))
+def test_several_brokers_listed_at_one_address_is_advertised_duplicate(name):
+    assert "ADVERTISED_DUPLICATE" in ids(explained(DUPLICATES[name]))
+
+
+def test_a_group_coordinator_is_not_a_second_broker_at_its_address():
+    text = ("[Consumer clientId=c, groupId=g] Discovered group coordinator kafka.example:9092 (id: 2147483646 rack: "
+            "null)\nkafka.example:9092 (id: 1 rack: null) -> (")
+    assert "ADVERTISED_DUPLICATE" not in ids(explained(text))
