@@ -23,9 +23,10 @@ and ``analyze`` removes them by ``report_id``, exactly, over the whole table.
 
 Compaction: a batch writes a few files per day it touches. When a day holds ``COMPACT_AT`` batch
 directories or more (and at the end of every run), its committed batches (never one a crash or a stop
-left half-written: it runs again) are rewritten into one directory ``batch=cM`` (M: the newest batch it
-covers), then the covered directories are deleted.
-The rule "``batch=cM`` covers every batch numbered M or less in its day" is checked at the start of
+left half-written: it runs again) are rewritten into one directory ``batch=cA-B`` (the batches A to B),
+then the covered directories are deleted; directories compacted before are left alone until a day has
+``COMPACT_AT`` of them (an incremental run rewrites what it added, not the day). The rule
+"``batch=cA-B`` covers every other batch directory within A..B of its day" is applied at the start of
 every run, so a crash between the rename and the deletes leaves nothing counted twice for long
 (``analyze`` de-duplicates by ``report_id`` meanwhile), and a crash before the rename leaves only a
 hidden ``_compacting`` directory, deleted then.
@@ -183,10 +184,13 @@ def write_batch(table: Table, batch: Any, batch_id: int) -> tuple[int, int]:
 # --- compaction ---------------------------------------------------------------------------------
 
 
-def _batch_number(name: str) -> tuple[bool, int] | None:
-    """``batch=12`` -> (False, 12); ``batch=c12`` -> (True, 12); anything else None."""
-    match = re.fullmatch(r"batch=(c?)(\d+)", name)
-    return (match.group(1) == "c", int(match.group(2))) if match else None
+def _batch_range(name: str) -> tuple[bool, int, int] | None:
+    """``batch=12`` -> (False, 12, 12); ``batch=c3-12`` (batches 3 to 12 compacted) -> (True, 3, 12)."""
+    if match := re.fullmatch(r"batch=(\d+)", name):
+        return False, int(match.group(1)), int(match.group(1))
+    if match := re.fullmatch(r"batch=c(\d+)-(\d+)", name):
+        return True, int(match.group(1)), int(match.group(2))
+    return None
 
 
 def _partition_dirs(table: Table) -> list[str]:
@@ -196,17 +200,15 @@ def _partition_dirs(table: Table) -> list[str]:
 
 
 def settle(table: Table) -> None:
-    """Applies the compaction rule after a crash: in each directory, the newest ``batch=cM`` covers
-    every batch numbered M or less, which are deleted; leftover ``_compacting`` work is deleted."""
+    """Applies the compaction rule after a crash: in each directory, a ``batch=cA-B`` covers every
+    other batch directory whose batches lie within A..B, which is deleted; leftover ``_compacting``
+    work is deleted."""
     table.delete(f"{table.root}/{COMPACTING}")
     for directory in _partition_dirs(table):
-        batches = [(name, _batch_number(name)) for name in table.children(directory)]
-        compacted = [number for _, parsed in batches if parsed and parsed[0] for number in [parsed[1]]]
-        if not compacted:
-            continue
-        newest = max(compacted)
-        for name, parsed in batches:
-            if parsed and parsed[1] <= newest and parsed != (True, newest):
+        batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
+        ranges = [(first, last, name) for name, (is_compacted, first, last) in batches if is_compacted]
+        for name, (_, first, last) in batches:
+            if any(low <= first and last <= high and name != covering for low, high, covering in ranges):
                 table.delete(f"{directory}/{name}")
 
 
@@ -217,26 +219,30 @@ def committed(table: Table) -> int:
 
 
 def compact(table: Table, *, below: int, at_least: int) -> int:
-    """Rewrites each directory holding ``at_least`` batch directories numbered below ``below`` (batches
-    already committed: never the one a crash or a stop left half-written, which runs again) into one
-    ``batch=cM``; returns how many were compacted."""
+    """In each directory, rewrites the batches numbered below ``below`` (committed: never the one a
+    crash or a stop left half-written, which runs again) into one ``batch=cA-B`` when there are
+    ``at_least`` of them, leaving the directories compacted before alone (a run that adds 5 % to a day
+    rewrites that 5 %, not the day) until there are ``COMPACT_AT`` of those, which are merged too.
+    Returns how many directories were compacted."""
     spark = table.spark
-    due: dict[str, list[str]] = {}
+    due: dict[str, list[tuple[str, int, int]]] = {}
     for directory in _partition_dirs(table):
-        names = [name for name in table.children(directory)
-                 if (parsed := _batch_number(name)) and parsed[1] < below]
-        if len(names) >= max(at_least, 2):
-            due[directory] = names
-    for directory, names in due.items():
-        newest = max(_batch_number(name)[1] for name in names)  # type: ignore[index]
-        work = f"{table.root}/{COMPACTING}/{newest}"
-        frame = spark.read.parquet(*[f"{directory}/{name}" for name in names])
+        batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
+        fresh = [(name, first, last) for name, (compacted, first, last) in batches if not compacted and last < below]
+        done = [(name, first, last) for name, (compacted, first, last) in batches if compacted]
+        chosen = (fresh if len(fresh) >= max(at_least, 2) else []) + (done if len(done) >= COMPACT_AT else [])
+        if len(chosen) >= 2:
+            due[directory] = chosen
+    for directory, chosen in due.items():
+        first, last = min(c[1] for c in chosen), max(c[2] for c in chosen)
+        work = f"{table.root}/{COMPACTING}/{first}-{last}"
+        frame = spark.read.parquet(*[f"{directory}/{name}" for name, _, _ in chosen])
         frame = frame.drop(*[column for column in ("day", "batch") if column in frame.columns])
         files = max(1, -(-frame.count() // ROWS_PER_FILE))
         frame.coalesce(files).write.mode("overwrite").parquet(work)
-        if not table.rename(work, f"{directory}/batch=c{newest}"):
+        if not table.rename(work, f"{directory}/batch=c{first}-{last}"):
             raise InputError(f"cannot move the compacted batches into {directory}")
-        for name in names:  # from here on, batch=c{newest} covers them (settle finishes this after a crash)
+        for name, _, _ in chosen:  # from here on batch=c{first}-{last} covers them (settle finishes this after a crash)
             table.delete(f"{directory}/{name}")
         table.delete(f"{table.root}/{COMPACTING}")
     return len(due)
