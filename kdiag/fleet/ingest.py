@@ -33,7 +33,6 @@ hidden ``_compacting`` directory, deleted then.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 from collections.abc import Callable, Sequence
@@ -41,10 +40,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdiag.fleet.inputs import InputError, KafkaInput, parse_kafka
+from kdiag.fleet.table import CHECKPOINT, Table
 
 TABLE_FORMAT = "kdiag.fleet-table/1"
-META = "_kdiag_table.json"
-CHECKPOINT = "_checkpoint"
 COMPACTING = "_compacting"
 COMPACT_AT = 16
 """A day's batch directories that make it due for compaction while a continuous ingest runs."""
@@ -142,64 +140,6 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
     for frame in frames[1:]:
         text = text.unionByName(frame)
     return text.where(F.trim(F.col("value"), F.lit(" \t\r\n")) != "")
-
-
-class Table:
-    """The reports table's directories, through Hadoop's file system (local, hdfs://, s3a://)."""
-
-    def __init__(self, spark: Any, root: str) -> None:
-        self.spark = spark
-        self.root = root.rstrip("/")
-        jvm = spark._jvm
-        self._Path = jvm.org.apache.hadoop.fs.Path
-        self.fs = self._Path(self.root).getFileSystem(spark._jsc.hadoopConfiguration())
-
-    @property
-    def reports(self) -> str:
-        return f"{self.root}/reports"
-
-    @property
-    def rejected(self) -> str:
-        return f"{self.root}/rejected"
-
-    @property
-    def checkpoint(self) -> str:
-        return f"{self.root}/{CHECKPOINT}"
-
-    def path(self, text: str) -> Any:
-        return self._Path(text)
-
-    def children(self, directory: str) -> list[str]:
-        """Names in ``directory`` (none when it does not exist)."""
-        path = self._Path(directory)
-        if not self.fs.exists(path):
-            return []
-        return sorted(status.getPath().getName() for status in self.fs.listStatus(path))
-
-    def delete(self, directory: str) -> None:
-        self.fs.delete(self._Path(directory), True)
-
-    def rename(self, source: str, target: str) -> bool:
-        return bool(self.fs.rename(self._Path(source), self._Path(target)))
-
-    def read_meta(self) -> dict[str, Any] | None:
-        path = self._Path(f"{self.root}/{META}")
-        if not self.fs.exists(path):
-            return None
-        stream = self.fs.open(path)
-        try:
-            data = bytes(self.spark._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
-        finally:
-            stream.close()
-        try:
-            return json.loads(data.decode("utf-8"))
-        except ValueError:
-            raise InputError(f"{self.root}/{META}: not a kdiag table's description (not JSON)") from None
-
-    def write_meta(self, meta: dict[str, Any]) -> None:
-        stream = self.fs.create(self._Path(f"{self.root}/{META}"), True)
-        stream.write(bytearray((json.dumps(meta, indent=1) + "\n").encode("utf-8")))
-        stream.close()
 
 
 def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as parse_sources gives them
