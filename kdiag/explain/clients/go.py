@@ -116,14 +116,15 @@ def _go_franz_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
          r"|certificate is valid for (?P<valid>.*?), not (?P<name>[^\s\"]+)|cannot validate certificate for "
-         r"(?P<ip>\S+) because it doesn't contain any IP SANs)",
+         r"(?P<ip>\S+) because it doesn't contain any IP SANs|certificate is not valid for any names, but wanted to "
+         r"match (?P<wanted>[^\s\"]+)|certificate relies on legacy Common Name field)",
          "[WARN] unable to open connection to broker; addr: 127.0.0.1:38567, broker: seed_0, err: tls: failed to "
          "verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs")
 def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """Go checks the name before the chain: a self-signed certificate without the name connected to is reported
     for the name (captured); ``signed by unknown authority`` once the name is in it."""
-    name = m.group("name") or m.group("ip")
-    symptom = CERT_NAME if name else CERT_UNTRUSTED
+    name = m.group("name") or m.group("ip") or m.group("wanted")
+    symptom = CERT_NAME if name or "Common Name" in m.group("why") else CERT_UNTRUSTED
     yield Sighting(symptom, GO, host=name, detail=m.group("why"))
 
 

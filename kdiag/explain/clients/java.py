@@ -282,6 +282,14 @@ def _java_san(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield replace(sighting, host=name or sighting.host)
 
 
+# Java's words for a certificate without subjectAltNames whose CN is not the name connected to.
+@pattern("java.no_name_matching", JAVA, "No name matching", r"No name matching (?P<dns>\S+?)\.? found",
+         "Caused by: java.security.cert.CertificateException: No name matching kafka.example.com found")
+def _java_no_name_matching(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    sighting = with_connection(scan, Sighting(CERT_NAME, JAVA, detail=m.group(0)))
+    yield replace(sighting, host=m.group("dns") or sighting.host)
+
+
 @pattern("java.pkix", JAVA, "PKIX path", r"PKIX path (?:building|validation) failed",
          "Caused by: javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
          "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to "

@@ -56,3 +56,11 @@ def _java_fetching_topic_metadata(m: re.Match[str], scan: ScanState) -> Iterator
          "Failed to update metadata after 60000 ms.")
 def _java_metadata_update_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NOT_IN_METADATA, JAVA, detail=m.group(0))
+
+
+# The admin client since 2.x: a call no broker answered in time.
+@pattern("java.admin_call_timed_out", JAVA, "timed out at", r"Call\(callName=(?P<call>\w+), deadlineMs=\d+.*?\) timed out at",
+         "org.apache.kafka.common.errors.TimeoutException: Call(callName=listNodes, deadlineMs=1700000000000, tries=1, "
+         "nextAllowedTryMs=1700000000100) timed out at 1700000000000 after 1 attempt(s)")
+def _java_admin_call_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))

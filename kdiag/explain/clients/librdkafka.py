@@ -166,8 +166,18 @@ def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[It
          "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
 def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     why = _AFTER.sub("", m.group("why") or "")
-    symptom = CERT_NAME if "hostname mismatch" in m.string.lower() else CERT_UNTRUSTED
+    lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
+    symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
     yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
+
+
+# The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
+# the words do not say why, so which TLS failure it was is a reading.
+@pattern("librdkafka.ssl_handshake_failed_alone", LIBRDKAFKA, "Local: SSL handshake failed",
+         r"Local: SSL handshake failed(?!:)", "Confluent.Kafka.KafkaException: Local: SSL handshake failed")
+def _rd_ssl_handshake_failed_alone(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_FAILED, detail="Local: SSL handshake failed",
+                                           guess="Local: SSL handshake failed (no reason given)")
 
 
 @pattern("librdkafka.client_certificate_alert", LIBRDKAFKA, "SSL alert number",

@@ -237,8 +237,9 @@ def test_ec2_finding_names_the_host_and_node_and_keeps_the_internal_listener():
     finding = only(explained(client_log("ec2_internal_advertised.kcat_produce")), "ADVERTISED_UNRESOLVABLE")
     assert (finding.evidence["host"], finding.evidence["node_id"], finding.evidence["role"]) == (EC2, 1, "advertised")
     assert finding.evidence["host_kind"] == "ec2_internal"
-    # The client bootstrapped through 127.0.0.1: never advertise loopback to others (no Option 1 here).
-    assert "Option 1" not in finding.fix and "Option 2" in finding.fix
+    # The client bootstrapped through 127.0.0.1: never advertise loopback to others, so the one-listener
+    # option is left out and the two-listener one is numbered 1 (options count from 1 whatever is skipped).
+    assert "Option 1: two listeners per broker" in finding.fix and "Option 2" not in finding.fix
     assert f"INTERNAL://{EC2}" in finding.fix and "KAFKA_ADVERTISED_LISTENERS" in finding.fix
     bootstrap = client_log("ec2_internal_advertised.kcat_produce").split("-b ")[1].split()[0]
     assert finding.evidence["confirm"] == f"kdiag bootstrap {bootstrap} --topic t"

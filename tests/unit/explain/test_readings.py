@@ -200,3 +200,18 @@ def test_a_secret_in_an_unrecognised_error_line_is_not_printed():
     explanation = explained("ERROR login failed with sasl.password=hunter2-secret for alice")
     assert "hunter2-secret" not in render_explanation(explanation, Format.JSON)
     assert "hunter2-secret" not in render_explanation(explanation, Format.TEXT)
+
+
+def test_a_certificate_without_the_name_is_read_in_java_go_and_python_words():
+    for line in ("Caused by: java.security.cert.CertificateException: No name matching kafka.example.com found",
+                 "tls: failed to verify certificate: x509: certificate is not valid for any names, but wanted to "
+                 "match kafka-0.example",
+                 "x509: certificate relies on legacy Common Name field, use SANs instead",
+                 "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: IP address "
+                 "mismatch, certificate is not valid for '10.0.0.5'. (_ssl.c:1129)"):
+        assert ids(explained(line)) == ["TLS_HOSTNAME_MISMATCH"], line
+
+
+def test_a_bare_ssl_handshake_failure_from_a_binding_is_a_reading():
+    finding = explained("Confluent.Kafka.KafkaException: Local: SSL handshake failed").findings[0]
+    assert finding.id == "TLS_CERT_UNTRUSTED" and finding.severity == "warning" and finding.title.startswith("Likely")
