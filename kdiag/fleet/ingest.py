@@ -23,9 +23,10 @@ and ``analyze`` removes them by ``report_id``, exactly, over the whole table.
 
 Compaction: a batch writes a few files per day it touches. When a day holds ``COMPACT_AT`` batch
 directories or more (and at the end of every run), its committed batches (never one a crash or a stop
-left half-written: it runs again) are rewritten into one directory ``batch=cM`` (M: the newest batch it
-covers), then the covered directories are deleted.
-The rule "``batch=cM`` covers every batch numbered M or less in its day" is checked at the start of
+left half-written: it runs again) are rewritten into one directory ``batch=cA-B`` (the batches A to B),
+then the covered directories are deleted; directories compacted before are left alone until a day has
+``COMPACT_AT`` of them (an incremental run rewrites what it added, not the day). The rule
+"``batch=cA-B`` covers every other batch directory within A..B of its day" is applied at the start of
 every run, so a crash between the rename and the deletes leaves nothing counted twice for long
 (``analyze`` de-duplicates by ``report_id`` meanwhile), and a crash before the rename leaves only a
 hidden ``_compacting`` directory, deleted then.
@@ -33,7 +34,6 @@ hidden ``_compacting`` directory, deleted then.
 
 from __future__ import annotations
 
-import json
 import re
 import signal
 from collections.abc import Callable, Sequence
@@ -41,10 +41,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kdiag.fleet.inputs import InputError, KafkaInput, parse_kafka
+from kdiag.fleet.table import CHECKPOINT, TABLE_FORMAT, Table
 
-TABLE_FORMAT = "kdiag.fleet-table/1"
-META = "_kdiag_table.json"
-CHECKPOINT = "_checkpoint"
 COMPACTING = "_compacting"
 COMPACT_AT = 16
 """A day's batch directories that make it due for compaction while a continuous ingest runs."""
@@ -144,64 +142,6 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
     return text.where(F.trim(F.col("value"), F.lit(" \t\r\n")) != "")
 
 
-class Table:
-    """The reports table's directories, through Hadoop's file system (local, hdfs://, s3a://)."""
-
-    def __init__(self, spark: Any, root: str) -> None:
-        self.spark = spark
-        self.root = root.rstrip("/")
-        jvm = spark._jvm
-        self._Path = jvm.org.apache.hadoop.fs.Path
-        self.fs = self._Path(self.root).getFileSystem(spark._jsc.hadoopConfiguration())
-
-    @property
-    def reports(self) -> str:
-        return f"{self.root}/reports"
-
-    @property
-    def rejected(self) -> str:
-        return f"{self.root}/rejected"
-
-    @property
-    def checkpoint(self) -> str:
-        return f"{self.root}/{CHECKPOINT}"
-
-    def path(self, text: str) -> Any:
-        return self._Path(text)
-
-    def children(self, directory: str) -> list[str]:
-        """Names in ``directory`` (none when it does not exist)."""
-        path = self._Path(directory)
-        if not self.fs.exists(path):
-            return []
-        return sorted(status.getPath().getName() for status in self.fs.listStatus(path))
-
-    def delete(self, directory: str) -> None:
-        self.fs.delete(self._Path(directory), True)
-
-    def rename(self, source: str, target: str) -> bool:
-        return bool(self.fs.rename(self._Path(source), self._Path(target)))
-
-    def read_meta(self) -> dict[str, Any] | None:
-        path = self._Path(f"{self.root}/{META}")
-        if not self.fs.exists(path):
-            return None
-        stream = self.fs.open(path)
-        try:
-            data = bytes(self.spark._jvm.org.apache.commons.io.IOUtils.toByteArray(stream))
-        finally:
-            stream.close()
-        try:
-            return json.loads(data.decode("utf-8"))
-        except ValueError:
-            raise InputError(f"{self.root}/{META}: not a kdiag table's description (not JSON)") from None
-
-    def write_meta(self, meta: dict[str, Any]) -> None:
-        stream = self.fs.create(self._Path(f"{self.root}/{META}"), True)
-        stream.write(bytearray((json.dumps(meta, indent=1) + "\n").encode("utf-8")))
-        stream.close()
-
-
 def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as parse_sources gives them
     """A new table is described; an existing one must be a kdiag table of the same sources (its
     checkpoint's offsets belong to them: other sources need another table, or a new one)."""
@@ -244,10 +184,13 @@ def write_batch(table: Table, batch: Any, batch_id: int) -> tuple[int, int]:
 # --- compaction ---------------------------------------------------------------------------------
 
 
-def _batch_number(name: str) -> tuple[bool, int] | None:
-    """``batch=12`` -> (False, 12); ``batch=c12`` -> (True, 12); anything else None."""
-    match = re.fullmatch(r"batch=(c?)(\d+)", name)
-    return (match.group(1) == "c", int(match.group(2))) if match else None
+def _batch_range(name: str) -> tuple[bool, int, int] | None:
+    """``batch=12`` -> (False, 12, 12); ``batch=c3-12`` (batches 3 to 12 compacted) -> (True, 3, 12)."""
+    if match := re.fullmatch(r"batch=(\d+)", name):
+        return False, int(match.group(1)), int(match.group(1))
+    if match := re.fullmatch(r"batch=c(\d+)-(\d+)", name):
+        return True, int(match.group(1)), int(match.group(2))
+    return None
 
 
 def _partition_dirs(table: Table) -> list[str]:
@@ -257,17 +200,15 @@ def _partition_dirs(table: Table) -> list[str]:
 
 
 def settle(table: Table) -> None:
-    """Applies the compaction rule after a crash: in each directory, the newest ``batch=cM`` covers
-    every batch numbered M or less, which are deleted; leftover ``_compacting`` work is deleted."""
+    """Applies the compaction rule after a crash: in each directory, a ``batch=cA-B`` covers every
+    other batch directory whose batches lie within A..B, which is deleted; leftover ``_compacting``
+    work is deleted."""
     table.delete(f"{table.root}/{COMPACTING}")
     for directory in _partition_dirs(table):
-        batches = [(name, _batch_number(name)) for name in table.children(directory)]
-        compacted = [number for _, parsed in batches if parsed and parsed[0] for number in [parsed[1]]]
-        if not compacted:
-            continue
-        newest = max(compacted)
-        for name, parsed in batches:
-            if parsed and parsed[1] <= newest and parsed != (True, newest):
+        batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
+        ranges = [(first, last, name) for name, (is_compacted, first, last) in batches if is_compacted]
+        for name, (_, first, last) in batches:
+            if any(low <= first and last <= high and name != covering for low, high, covering in ranges):
                 table.delete(f"{directory}/{name}")
 
 
@@ -278,26 +219,30 @@ def committed(table: Table) -> int:
 
 
 def compact(table: Table, *, below: int, at_least: int) -> int:
-    """Rewrites each directory holding ``at_least`` batch directories numbered below ``below`` (batches
-    already committed: never the one a crash or a stop left half-written, which runs again) into one
-    ``batch=cM``; returns how many were compacted."""
+    """In each directory, rewrites the batches numbered below ``below`` (committed: never the one a
+    crash or a stop left half-written, which runs again) into one ``batch=cA-B`` when there are
+    ``at_least`` of them, leaving the directories compacted before alone (a run that adds 5 % to a day
+    rewrites that 5 %, not the day) until there are ``COMPACT_AT`` of those, which are merged too.
+    Returns how many directories were compacted."""
     spark = table.spark
-    due: dict[str, list[str]] = {}
+    due: dict[str, list[tuple[str, int, int]]] = {}
     for directory in _partition_dirs(table):
-        names = [name for name in table.children(directory)
-                 if (parsed := _batch_number(name)) and parsed[1] < below]
-        if len(names) >= max(at_least, 2):
-            due[directory] = names
-    for directory, names in due.items():
-        newest = max(_batch_number(name)[1] for name in names)  # type: ignore[index]
-        work = f"{table.root}/{COMPACTING}/{newest}"
-        frame = spark.read.parquet(*[f"{directory}/{name}" for name in names])
+        batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
+        fresh = [(name, first, last) for name, (compacted, first, last) in batches if not compacted and last < below]
+        done = [(name, first, last) for name, (compacted, first, last) in batches if compacted]
+        chosen = (fresh if len(fresh) >= max(at_least, 2) else []) + (done if len(done) >= COMPACT_AT else [])
+        if len(chosen) >= 2:
+            due[directory] = chosen
+    for directory, chosen in due.items():
+        first, last = min(c[1] for c in chosen), max(c[2] for c in chosen)
+        work = f"{table.root}/{COMPACTING}/{first}-{last}"
+        frame = spark.read.parquet(*[f"{directory}/{name}" for name, _, _ in chosen])
         frame = frame.drop(*[column for column in ("day", "batch") if column in frame.columns])
         files = max(1, -(-frame.count() // ROWS_PER_FILE))
         frame.coalesce(files).write.mode("overwrite").parquet(work)
-        if not table.rename(work, f"{directory}/batch=c{newest}"):
+        if not table.rename(work, f"{directory}/batch=c{first}-{last}"):
             raise InputError(f"cannot move the compacted batches into {directory}")
-        for name in names:  # from here on, batch=c{newest} covers them (settle finishes this after a crash)
+        for name, _, _ in chosen:  # from here on batch=c{first}-{last} covers them (settle finishes this after a crash)
             table.delete(f"{directory}/{name}")
         table.delete(f"{table.root}/{COMPACTING}")
     return len(due)

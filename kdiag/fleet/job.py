@@ -579,7 +579,7 @@ def table_frames(spark: Any, table: str, options: AnalyzeOptions) -> tuple[Any, 
     ``--since``/``--until`` are read (partition pruning)."""
     from pyspark.sql import functions as F
 
-    from kdiag.fleet.ingest import Table
+    from kdiag.fleet.table import Table
 
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     handle = Table(spark, table)

@@ -14,7 +14,7 @@ from kdiag.fleet.inputs import InputError
 
 
 class LocalTable:
-    """The part of ``kdiag.fleet.ingest.Table`` the rules use, on a local directory."""
+    """The part of ``kdiag.fleet.table.Table`` the rules use, on a local directory."""
 
     def __init__(self, root: Path) -> None:
         self.root = str(root)
@@ -34,16 +34,17 @@ def _dirs(root: Path, *names: str) -> None:
         (root / name).mkdir(parents=True, exist_ok=True)
 
 
-def test_a_compacted_batch_covers_every_batch_up_to_its_number_after_a_crash(tmp_path: Path) -> None:
+def test_a_compacted_directory_covers_the_batches_within_its_range_after_a_crash(tmp_path: Path) -> None:
     """A crash between the compacted directory's rename and the deletes of what it covers: the next
-    run deletes them, and keeps the batches after it and the ones of other days."""
-    _dirs(tmp_path, "reports/day=2026-11-20/batch=3", "reports/day=2026-11-20/batch=c7",
-          "reports/day=2026-11-20/batch=c4", "reports/day=2026-11-20/batch=7", "reports/day=2026-11-20/batch=8",
-          "reports/day=2026-11-21/batch=5", "rejected/batch=2", "rejected/batch=c2", "_compacting/9/x")
+    run deletes them, and keeps the batches after it, the compacted ones outside it, and other days'."""
+    _dirs(tmp_path, "reports/day=2026-11-20/batch=3", "reports/day=2026-11-20/batch=c0-2",
+          "reports/day=2026-11-20/batch=c3-7", "reports/day=2026-11-20/batch=7", "reports/day=2026-11-20/batch=8",
+          "reports/day=2026-11-20/batch=c0-7", "reports/day=2026-11-20/batch=c9-9",
+          "reports/day=2026-11-21/batch=5", "rejected/batch=2", "rejected/batch=c1-2", "_compacting/9-9/x")
     settle(LocalTable(tmp_path))  # type: ignore[arg-type]
-    assert sorted(os.listdir(tmp_path / "reports/day=2026-11-20")) == ["batch=8", "batch=c7"]
+    assert sorted(os.listdir(tmp_path / "reports/day=2026-11-20")) == ["batch=8", "batch=c0-7", "batch=c9-9"]
     assert os.listdir(tmp_path / "reports/day=2026-11-21") == ["batch=5"]
-    assert os.listdir(tmp_path / "rejected") == ["batch=c2"]
+    assert os.listdir(tmp_path / "rejected") == ["batch=c1-2"]
     assert not (tmp_path / "_compacting").exists()
 
 
