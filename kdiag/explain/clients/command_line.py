@@ -87,14 +87,14 @@ def _config_security_protocol(m: re.Match[str], scan: ScanState) -> Iterator[Ite
     yield Fact("security", name=m.group("proto").upper())
 
 
-@pattern("config.tls_flag", ANY, "-", r"(?:^|\s)(?:--?(?:ssl|tls|use-?tls|use-?ssl|enable-?tls)|-X\s*ssl\.ca\.location=\S+)"
+@pattern("config.tls_flag", ANY, "-", r"(?:^|\s)(?:--?(?!-|no[.-])(?:[\w.-]*[.-])?(?:ssl|tls)(?:[.-]?enabled?)?|--?(?:use|enable)-?(?:tls|ssl))"
          r"(?:=(?:true|1))?(?=\s|$)", "$ ./produce -lib segmentio -brokers 127.0.0.1:9092 -topic t -tls")
 def _config_tls_flag(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """A command line's TLS switch (a tool's ``--ssl``, ``-tls``): the client speaks TLS."""
     yield Fact("tls")
 
 
-@pattern("config.tls_enabled", ANY, "true", r"\b(?:Net\.TLS\.Enable|tls\.enabled?|ssl\.enabled?|\"?ssl\"?)\s*[=:]\s*"
+@pattern("config.tls_enabled", ANY, "true", r"\b(?:Net\.TLS\.Enable|tls\.enabled?|ssl\.enabled?|\"?ssl\"?|\"?tls\"?)\s*[=:]\s*"
          r"['\"]?(?:true|True)\b", "config.Net.TLS.Enable = true")
 def _config_tls_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """A configuration's TLS switch (Sarama's ``Net.TLS.Enable``, kafkajs ``ssl: true``)."""

@@ -94,6 +94,17 @@ def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                        detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
 
 
+# Sarama's broker.go Open(): Logger.Printf("Failed to connect to broker %s: %s", addr, err). A plain TCP dial never
+# ends in EOF or a reset: the connection came up and the TLS handshake (Net.TLS) or the SASL login (Net.SASL),
+# both inside Open, was cut off. Which one, the line does not say: a closed connection, read with the settings.
+@pattern("go.sarama_connect_closed", GO, "Failed to connect to broker ",
+         rf"Failed to connect to broker (?P<hp>{HOSTPORT}): (?P<why>(?:unexpected )?EOF|.*?(?:connection reset by peer|"
+         r"broken pipe))\s*$", "[sarama] 2026/11/26 10:00:00 Failed to connect to broker kafka:9092: EOF")
+def _go_sarama_connect_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _go_sighting(CONNECTION_CLOSED, m.string, scan, hostport=m.group("hp"),
+                       detail=f"Failed to connect to broker: {m.group('why')[-60:]}")
+
+
 # A TLS listener answers plaintext with a 7-byte TLS alert (0x15 0x03 0x03 ...) and closes: one byte short
 # of the 8-byte response header Sarama reads, hence "unexpected EOF" (a plain close gives "EOF").
 @pattern("go.sarama_header_eof", GO, "header from ",
