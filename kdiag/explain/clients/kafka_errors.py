@@ -9,9 +9,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ANY, CERT_UNTRUSTED, CONNECTION_CLOSED, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
+from kdiag.explain.sightings import (ANY, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
-                                     Item, Pattern, ScanState, Sighting, registrar)
+                                     Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -103,11 +103,27 @@ def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
 
 
-_REQUEST_EOF = (r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
-                r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b")
-for _needle in (": EOF", "unexpected EOF"):
-    pattern(f"go.request_eof.{_needle.strip(': ')}", ANY, _needle, _REQUEST_EOF, "failed to write messages: "
-            + ("EOF" if _needle == ": EOF" else "unexpected EOF"))(_go_request_eof)
+_REQUEST_EOF = (r"(?:[Ff]ailed to (?:write|read|produce|fetch|get topic metadata|read message)\w*(?: messages?)?|"
+                r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error|error (?:while )?(?:reading|writing) messages?)"
+                r": (?:unexpected )?EOF\b|"
+                # Go's log.Fatal(err) / panic(err) of a bare io.EOF: the whole line is the error (after Go's timestamp)
+                r"^(?:\d{4}/\d\d/\d\d \d\d:\d\d:\d\d(?:\.\d+)? )?(?:panic: |[Ee]rror: )?(?:unexpected )?EOF\s*$|"
+                # io.ErrClosedPipe: kafka-go's transport lost the connection under a request
+                r"io: read/write on closed pipe")
+for _needle, _example in ((": EOF", "failed to write messages: EOF"), ("unexpected EOF", "failed to write messages: "
+                          "unexpected EOF"), ("EOF", "2026/11/26 10:00:00 EOF"), ("closed pipe", "error writing messages: "
+                          "io: read/write on closed pipe")):
+    pattern(f"go.request_eof.{len(PATTERNS)}", ANY, _needle, _REQUEST_EOF, _example)(_go_request_eof)
+
+
+# segmentio/kafka-go dialer.go: fmt.Errorf("failed to dial: failed to open connection to %s: %w", address, err); an
+# EOF or a reset there is the listener hanging up on the connection's first exchange (TLS, SASL, ApiVersions).
+@pattern("segmentio.dial_closed", ANY, "failed to open connection to ",
+         rf"failed to open connection to (?P<hp>{HOSTPORT}): (?:(?:unexpected )?EOF\b|.*?connection reset by peer)",
+         "failed to dial: failed to open connection to kafka:9092: EOF")
+def _segmentio_dial_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Sighting(CONNECTION_CLOSED, GO, host, port, detail=m.group(0)[-80:])
 
 
 # The broker (or something in between) hung up: the socket's own words, the same in every client's language.

@@ -171,3 +171,21 @@ def test_sarama_cut_off_in_open_with_a_tls_switch_is_likely_tls_at_a_plaintext_l
 def test_a_switch_that_is_not_tls_on_does_not_steer(switch):
     _, found = _first(f"{switch}\n{SARAMA_CLOSED[0]}")
     assert found[0] == "TLS_EXPECTED"
+
+
+# segmentio/kafka-go: dialer.go's "failed to dial: failed to open connection to %s: %w"; a bare io.EOF as Go's
+# log.Fatal(err) prints it; io.ErrClosedPipe ("io: read/write on closed pipe") from its transport's connections.
+SEGMENTIO_CLOSED = ["2026/11/26 10:00:00 failed to dial: failed to open connection to kafka.example:9092: EOF",
+                    "2026/11/26 10:00:00 EOF", "panic: unexpected EOF",
+                    "2026/11/26 10:00:00 error writing messages: io: read/write on closed pipe"]
+
+
+@pytest.mark.parametrize("line", SEGMENTIO_CLOSED)
+def test_segmentio_closed_connections_are_the_closed_connection_readings(line):
+    first, found = _first(line)
+    assert {"TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"} <= set(found)
+    assert first.severity == "warning" and first.evidence["certain"] is False
+
+
+def test_eof_inside_other_words_is_not_a_closed_connection():
+    assert not explained("EOF while reading the config file, using defaults").findings
