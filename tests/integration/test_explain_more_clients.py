@@ -31,18 +31,17 @@ import re
 import shlex
 import sys
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
 
-from kdiag.lab.kafka import KafkaBroker, Listener, free_ports, loopback_specs
+from kdiag.lab.kafka import KafkaBroker
 from tests.client_log_expectations import MORE_CLIENTS_CASES as CASES
 from tests.client_log_expectations import BROKER_SIDE, MORE_CLIENTS_LIBRARIES
-from tests.integration.real_clients import (EC2_INTERNAL, FIXTURES, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured, Client,
-                                            assert_explains, create_topic, run_clients)
-from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
+from tests.integration.real_clients import (FIXTURES, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Client,
+                                            Explained, SituationPorts, assert_explains, at, run_and_explain,
+                                            situations_broker)
+from tests.kdiag_cli import REPO, run_kdiag
 
 pytestmark = pytest.mark.broker
 
@@ -63,16 +62,6 @@ LIBRARIES = {
     "librdkafka_0_11": (str(OLD_CLIENTS / "librdkafka-0.11" / "bin" / "python"), "confluent-kafka"),
 }
 assert tuple(LIBRARIES) == MORE_CLIENTS_LIBRARIES
-
-
-@dataclass(frozen=True)
-class Explained(Captured):
-    """A capture with its ``kdiag explain --json`` run done ahead (all of them at once, not one per test)."""
-
-    explained: KdiagRun | None = None
-
-    def explain(self, *args: str) -> KdiagRun:
-        return self.explained if self.explained is not None and not args else super().explain(*args)
 
 
 def client(library: str, bootstrap: str, *, tls: bool = False, sasl_password: str | None = None,
@@ -97,46 +86,27 @@ def each_library(bootstrap: str, **settings) -> dict[str, Client]:
     return {library: client(library, bootstrap, **settings) for library in LIBRARIES}
 
 
-# --- one broker, one listener per situation ------------------------------------------------------------
+# --- one broker, one listener per situation (real_clients.situations_broker) ---------------------------
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path) -> Iterator[KafkaBroker]:
-    jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-            'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
-    base = loopback_specs(1)[0]
-    taken = {base.listeners[0].port, base.controller_port}
-    internal, dead, tls, sasl, dead_advertised = [port for port in free_ports(7) if port not in taken][:5]
-    ec2 = Listener("EC2", "127.0.0.1", base.listeners[0].port)
-    internal_ = Listener("INTERNAL", "127.0.0.1", internal)
-    dead_ = Listener("DEAD", "127.0.0.1", dead)
-    tls_ = Listener("SSL", "127.0.0.1", tls, protocol="SSL")
-    sasl_ = Listener("SASL_PLAINTEXT", "127.0.0.1", sasl, protocol="SASL_PLAINTEXT")
-    spec = replace(
-        base, listeners=(ec2, internal_, dead_, tls_, sasl_), inter_broker_listener="INTERNAL",
-        advertised=(internal_, replace(ec2, host=EC2_INTERNAL), replace(dead_, port=dead_advertised), tls_, sasl_),
-        overrides={"auto.create.topics.enable": "false",
-                   "ssl.keystore.location": str(certificates / "broker.p12"), "ssl.keystore.password": "changeit",
-                   "ssl.key.password": "changeit", "ssl.keystore.type": "PKCS12",
-                   "sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl_plaintext.plain.sasl.jaas.config": jaas})
-    with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("more-clients-broker")) as running:
-        create_topic(running)  # through listeners[1], INTERNAL
+def ports() -> SituationPorts:
+    return SituationPorts.allocate()
+
+
+@pytest.fixture(scope="module")
+def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path, ports: SituationPorts) -> Iterator[KafkaBroker]:
+    with situations_broker(tmp_path_factory.mktemp("more-clients-broker"), certificates, ports) as running:
         yield running
 
 
-def at(broker: KafkaBroker, listener: str) -> str:
-    port = next(listener_.port for listener_ in broker.spec.listeners if listener_.name == listener)
-    return f"127.0.0.1:{port}"
-
-
 @pytest.fixture(scope="module")
-def captured(broker: KafkaBroker) -> dict[str, Explained]:
+def captured(broker: KafkaBroker, ports: SituationPorts) -> dict[str, Explained]:
     """Every situation × every library, all running at once: ``{"<situation>.<library>": Captured}``."""
-    refused = free_ports(1)[0]
     scenarios = {
         "ec2_internal_advertised": each_library(at(broker, "EC2")),
         "advertised_dead_port": each_library(at(broker, "DEAD")),
-        "bootstrap.refused": each_library(f"127.0.0.1:{refused}"),
+        "bootstrap.refused": each_library(f"127.0.0.1:{ports.refused}"),
         "bootstrap.unresolvable": each_library(f"{UNRESOLVABLE}:9092"),
         "tls.plaintext_on_tls": each_library(at(broker, "SSL")),
         "tls.tls_on_plaintext": each_library(at(broker, "INTERNAL"), tls=True),
@@ -144,12 +114,7 @@ def captured(broker: KafkaBroker) -> dict[str, Explained]:
         "sasl.wrong_password": each_library(at(broker, "SASL_PLAINTEXT"), sasl_password=WRONG_PASSWORD),
         "topic_missing": each_library(at(broker, "INTERNAL"), topic=MISSING_TOPIC),
     }
-    with ThreadPoolExecutor(max_workers=len(scenarios)) as pool:
-        futures = {name: pool.submit(run_clients, name, clients) for name, clients in scenarios.items()}
-        runs = {f"{name}.{library}": run for name, future in futures.items() for library, run in future.result().items()}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        explained = {name: pool.submit(run.explain) for name, run in runs.items()}
-        return {name: Explained(**vars(run), explained=explained[name].result()) for name, run in runs.items()}
+    return run_and_explain(scenarios)
 
 
 # --- what the broker wrote meanwhile ----------------------------------------------------------------------
