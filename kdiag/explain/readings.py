@@ -48,7 +48,7 @@ OTHER_CAUSES = {
                        "cut the handshake"),
     "SASL_AUTH_FAILED": ("the listener expects TLS (a plaintext SASL login is cut off), or the mechanism is not "
                          "enabled there"),
-    "NOT_KAFKA+broker": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
+    "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
     "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "

@@ -70,6 +70,7 @@ GO = "go"  # Sarama, franz-go, segmentio/kafka-go (Go's net and crypto/tls error
 KAFKA_PYTHON = "kafka-python"
 AIOKAFKA = "aiokafka"
 BROKER = "broker"  # the broker's own log, about what a client sent it
+ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from kdiag.diagnose.rule import finding
 from kdiag.explain.implied import rule_fix
-from kdiag.explain.sightings import BROKER
+from kdiag.explain.sightings import ZOOKEEPER
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, secured, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
@@ -16,9 +16,8 @@ def not_kafka(subject: Subject, context: Context) -> Finding:
     foreign = ForeignBytes(speaks.lower() if speaks else "text", speaks or "bytes that do not frame as Kafka",
                            speaks or "")
     fix = rule_fix(secured(subject, context, kafka=KafkaCheck("not_kafka", foreign=foreign)), "NOT_KAFKA")
-    if subject.clients and subject.clients[0] == BROKER:  # the other server's own log, about what a client sent
-        explanation = (f"{client_said(subject)} That line is the server's side of the connection, and the "
-                       f"server is not Kafka ({detail.split(': ')[0]}). "
+    if subject.clients and subject.clients[0] == ZOOKEEPER:  # the other server's own log, about what a client sent
+        explanation = (f"{client_said(subject)} That is ZooKeeper's side of the connection: {detail.split(': ')[0]}. "
                        f"The client's bootstrap address ({subject.where}) is that server's port, not a Kafka "
                        f"listener's.{consequence_sentence(context)}")
     else:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import BROKER, NOT_KAFKA, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import NOT_KAFKA, ZOOKEEPER, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -22,42 +22,42 @@ pattern = registrar(PATTERNS)
 _ZOOKEEPER = "ZooKeeper read a client's bytes as its own protocol and refused them"
 
 
-@pattern("zookeeper.refusing_session", BROKER, "Refusing session request for client",
+@pattern("zookeeper.refusing_session", ZOOKEEPER, "Refusing session request for client",
          r"Refusing session request for client /?\S+ as it has seen zxid 0x(?P<zxid>[0-9a-fA-F]+)",
          "2026-11-26 10:02:11,410 [myid:1] - INFO  [NIOWorkerThread-2:ZooKeeperServer@1107] - Refusing session request "
          "for client /10.0.0.7:51234 as it has seen zxid 0x30000000f our last zxid is 0x0 client must try another "
          "server")
 def _zookeeper_refusing_session(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """ZooKeeper's ensemble members say this to a real ZooKeeper client that saw a newer server: a guess."""
-    yield Sighting(NOT_KAFKA, BROKER, detail=f"{_ZOOKEEPER}: {m.group(0)}",
+    yield Sighting(NOT_KAFKA, ZOOKEEPER, detail=f"{_ZOOKEEPER}: {m.group(0)}",
                    guess="Refusing session request ... as it has seen zxid (a ZooKeeper client that saw a newer "
                          "ensemble member gets it too)")
 
 
-@pattern("zookeeper.unreasonable_length", BROKER, "nreasonable length", r"Unreasonable length = (?P<n>-?\d+)",
+@pattern("zookeeper.unreasonable_length", ZOOKEEPER, "nreasonable length", r"Unreasonable length = (?P<n>-?\d+)",
          "2026-11-26 10:02:11,410 [myid:] - WARN  [NIOWorkerThread-1:NIOServerCnxn@373] - Close of session 0x0 "
          "java.io.IOException: Unreasonable length = 1701080931")
 def _zookeeper_unreasonable_length(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if _zookeeper_server(m.string):
-        yield Sighting(NOT_KAFKA, BROKER, detail=f"{_ZOOKEEPER}: {m.group(0)}")
+        yield Sighting(NOT_KAFKA, ZOOKEEPER, detail=f"{_ZOOKEEPER}: {m.group(0)}")
 
 
-@pattern("zookeeper.len_error", BROKER, "Len error", r"Len error (?P<n>-?\d+)",
+@pattern("zookeeper.len_error", ZOOKEEPER, "Len error", r"Len error (?P<n>-?\d+)",
          "2026-11-26 10:02:11,410 [myid:] - WARN  [NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:NIOServerCnxn@362] - "
          "Exception causing close of session 0x0 due to java.io.IOException: Len error 369295617")
 def _zookeeper_len_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     raw = (int(m.group("n")) & 0xFFFFFFFF).to_bytes(4, "big")
     if raw.isascii() and raw.decode("ascii").isprintable():  # "GET " and the like: a text client, not Kafka's
         return
-    yield Sighting(NOT_KAFKA, BROKER, detail=f"{_ZOOKEEPER}: {m.group(0)}")
+    yield Sighting(NOT_KAFKA, ZOOKEEPER, detail=f"{_ZOOKEEPER}: {m.group(0)}")
 
 
-@pattern("zookeeper.old_client", BROKER, "Connection request from old client",
+@pattern("zookeeper.old_client", ZOOKEEPER, "Connection request from old client",
          r"Connection request from old client /?\S+?;",
          "2026-11-26 10:02:11,410 [myid:] - INFO  [NIOServerCxn.Factory:0.0.0.0/0.0.0.0:2181:ZooKeeperServer@1018] - "
          "Connection request from old client /10.0.0.7:51234; will be dropped if server is in r-o mode")
 def _zookeeper_old_client(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(NOT_KAFKA, BROKER, detail=f"{_ZOOKEEPER}: {m.group(0)}",
+    yield Sighting(NOT_KAFKA, ZOOKEEPER, detail=f"{_ZOOKEEPER}: {m.group(0)}",
                    guess="Connection request from old client (a ZooKeeper client before 3.3 gets it too)")
 
 
