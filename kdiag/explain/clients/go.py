@@ -94,13 +94,15 @@ def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                        detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
 
 
-# Sarama's broker.go Open(): Logger.Printf("Failed to connect to broker %s: %s", addr, err). A plain TCP dial never
-# ends in EOF or a reset: the connection came up and the TLS handshake (Net.TLS) or the SASL login (Net.SASL),
-# both inside Open, was cut off. Which one, the line does not say: a closed connection, read with the settings.
+# Sarama's broker.go Open(): Logger.Printf("Failed to connect to broker %s: %s\n", b.addr, b.connErr), where connErr
+# is the dial's: tls.DialWithDialer when conf.Net.TLS.Enable (Sarama releases that handshake inside Open), else
+# dialer.Dial. A plain TCP dial never ends in EOF or a reset after connecting, so the line itself says TLS is on and
+# its handshake was cut off: the closed-connection readings with TLS on (TLS_UNEXPECTED likely).
 @pattern("go.sarama_connect_closed", GO, "Failed to connect to broker ",
          rf"Failed to connect to broker (?P<hp>{HOSTPORT}): (?P<why>(?:unexpected )?EOF|.*?(?:connection reset by peer|"
          r"broken pipe))\s*$", "[sarama] 2026/11/26 10:00:00 Failed to connect to broker kafka:9092: EOF")
 def _go_sarama_connect_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("tls")
     yield _go_sighting(CONNECTION_CLOSED, m.string, scan, hostport=m.group("hp"),
                        detail=f"Failed to connect to broker: {m.group('why')[-60:]}")
 
