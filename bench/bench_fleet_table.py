@@ -138,12 +138,16 @@ def summary_md(r: dict[str, Any]) -> str:
                         f"{run['cpu_s'] / reports * 1e6:,.0f} µs | {target} | {verdict} |")
 
     def compare(label: str, ratio: tuple[float, float] | None, target: str, met: Callable[[float], bool],
-                unit: str = "x") -> None:
+                unit: str = "x", cpu_known: bool = True) -> None:
         if ratio:
             wall, cpu = ratio
             shown = (lambda v: f"{v:.0%}") if unit == "%" else (lambda v: f"{v:.2f}x")
+            by_wall = f"{'met' if met(wall) else 'not met'} (by wall)"
+            if not cpu_known:
+                rows.append(f"| {label} | | {shown(wall)} | n/a | | {target} | {by_wall} |")
+                return
             rows.append(f"| {label} | | {shown(wall)} | {shown(cpu)} | | {target} | "
-                        f"{'met' if met(cpu) else 'not met'} (by CPU), {'met' if met(wall) else 'not met'} (by wall) |")
+                        f"{'met' if met(cpu) else 'not met'} (by CPU), {by_wall} |")
 
     big = r.get("big", {})
     row("analyze raw JSON, baseline code (today's analyze)", size, big.get("analyze_raw_baseline"))
@@ -168,10 +172,10 @@ def summary_md(r: dict[str, Any]) -> str:
             row(label, small, run, "<= 15 s wall", "met" if run["wall_s"] <= 15 else "not met")
     cluster = r.get("standalone", {})
     row("analyze raw JSON, local[2]", cluster.get("reports", 0) or 1, cluster.get("local2"))
-    row("analyze raw JSON, standalone master + 1 worker x 2 cores", cluster.get("reports", 0) or 1,
-        cluster.get("standalone"))
+    row("analyze raw JSON, standalone master + 1 worker x 2 cores (CPU: the driver's side only)",
+        cluster.get("reports", 0) or 1, cluster.get("standalone"))
     compare("standalone / local[2]", _ratio(cluster.get("standalone"), cluster.get("local2")), "<= 1.5x",
-            lambda v: v <= 1.5)
+            lambda v: v <= 1.5, cpu_known=False)  # the executor runs under the worker, outside the measured tree
     load = r.get("load_average_at_start")
     text = "\n".join(rows) + "\n"
     if load:
