@@ -18,11 +18,10 @@ import json
 import shutil
 import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from bench.common import ensure_bytecode, kdiag_argv, median_wall, wall, write_results
-from kdiag.lab.kafka import KafkaBroker, Listener, free_port, loopback_specs
+from kdiag.lab.kafka import KafkaBroker, loopback_specs, two_listener_spec
 
 EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
 
@@ -62,12 +61,7 @@ def _producer_failure_seconds(bootstrap: str, cap: float) -> tuple[float, str]:
 
 def unresolvable(runs: int, producer_cap: float) -> dict:
     with tempfile.TemporaryDirectory() as workdir:
-        spec = loopback_specs(1)[0]
-        internal = Listener("INTERNAL", "127.0.0.1", free_port())
-        external = Listener("EXTERNAL", "127.0.0.1", spec.listeners[0].port)
-        spec = replace(spec, listeners=(external, internal),
-                       advertised=(internal, Listener("EXTERNAL", EC2_INTERNAL, external.port)),
-                       inter_broker_listener="INTERNAL")
+        spec = two_listener_spec(EC2_INTERNAL)
         with KafkaBroker.start(spec, workdir=Path(workdir)) as broker:
             bootstrap = broker.bootstrap_servers
             argv = kdiag_argv("bootstrap", bootstrap, "--json")

@@ -36,7 +36,7 @@ CLUSTERS, VANTAGES, SEED = 20, 50, 11
 TITLE = "kdiag fleet: the Spark job vs plain Python and DuckDB"
 
 
-def _descendants(pid: int) -> list[int]:
+def descendants(pid: int) -> list[int]:
     children = []
     for entry in os.listdir("/proc"):
         if entry.isdigit():
@@ -47,7 +47,7 @@ def _descendants(pid: int) -> list[int]:
                     children.append(int(entry))
             except (OSError, IndexError, ValueError):
                 continue
-    return children + [d for c in children for d in _descendants(c)]
+    return children + [d for c in children for d in descendants(c)]
 
 
 def _rss(pid: int) -> int:
@@ -76,7 +76,7 @@ class PeakMemory:
 
     def _run(self) -> None:
         while not self._stop.is_set():
-            pids = _descendants(self.root) if self.root else [int(p) for p in os.listdir("/proc") if p.isdigit()]
+            pids = descendants(self.root) if self.root else [int(p) for p in os.listdir("/proc") if p.isdigit()]
             for pid in pids:
                 line = _cmdline(pid)
                 for name, mark in self.marks.items():

@@ -27,7 +27,7 @@ from pathlib import Path
 from collections.abc import Callable
 from typing import Any
 
-from bench.bench_fleet import _descendants
+from bench.bench_fleet import descendants
 from bench.common import write_results
 from kdiag.fleet.generate import GenerateOptions, generate
 from kdiag.fleet.standalone import StandaloneCluster
@@ -72,7 +72,7 @@ def timed(argv: list[str], *, pythonpath: Path = ROOT) -> dict[str, float]:
                               daemon=True)
     reader.start()
     while process.poll() is None:
-        for pid in [process.pid, *_descendants(process.pid)]:
+        for pid in [process.pid, *descendants(process.pid)]:
             ticks[pid] = max(ticks.get(pid, 0), _cpu_ticks(pid))
         time.sleep(0.2)
     seconds = time.perf_counter() - started

@@ -35,7 +35,6 @@ import json
 import os
 import re
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -46,7 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from bench.common import RESULTS, ensure_bytecode, kdiag_argv, summarise, write_results
-from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, loopback_specs
+from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_ports, loopback_specs
 
 SIZE_TARGET_MB = 250
 READY_RUNS = 5
@@ -98,12 +97,6 @@ class ImageRunner:
         command = [*self.entrypoint, *(self.cmd if args is None else args)]
         return ["unshare", "--mount", "--", "sh", "-c", _RESTRICTED, "sh", str(self.rootfs), user or self.user,
                 self.workdir, *variables, *command]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def http_get(url: str, timeout: float = 2.0) -> tuple[int, str]:
@@ -214,7 +207,8 @@ def smoke_watch(runner: ImageRunner, bootstrap: str, logs: Path) -> dict:
     figures: dict[str, list[float]] = {key: [] for key in ("image_http", "image_ready", "host_http", "host_ready",
                                                              "sigterm_exit")}
     for run in range(READY_RUNS):
-        port, log = free_port(), logs / f"image-watch-{run}.log"
+        port, host_port = free_ports(2)  # one call: two may hand out one port twice
+        log = logs / f"image-watch-{run}.log"
         more = {"KDIAG_REPORT_DIR": "/var/lib/kdiag/reports"} if run == 0 else {}
         process, serving, ready = timed_start(runner.argv(None, watch_env(bootstrap, port, **more)), port, log)
         try:
@@ -224,7 +218,7 @@ def smoke_watch(runner: ImageRunner, bootstrap: str, logs: Path) -> dict:
             figures["sigterm_exit"].append(stop(process))
         figures["image_http"].append(serving)
         figures["image_ready"].append(ready)
-        port, log = free_port(), logs / f"host-watch-{run}.log"
+        port, log = host_port, logs / f"host-watch-{run}.log"
         process, serving, ready = timed_start(kdiag_argv("watch"), port, log, watch_env(bootstrap, port))
         stop(process)
         figures["host_http"].append(serving)

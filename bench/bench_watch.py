@@ -25,7 +25,7 @@ import urllib.request
 from pathlib import Path
 
 from bench.common import ensure_bytecode, kdiag_argv, median_wall, summarise, write_results
-from kdiag.lab.kafka import KafkaBroker, free_port, loopback_specs
+from kdiag.lab.kafka import KafkaBroker, free_ports, loopback_specs
 
 TICKS = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -87,7 +87,7 @@ def _rss_mb(pid: int) -> float:
 
 class Agent:
     def __init__(self, bootstrap: str, interval: str, workdir: Path) -> None:
-        self.port = free_port()
+        self.port = free_ports(1)[0]
         self.url = f"http://127.0.0.1:{self.port}"
         self.started = time.perf_counter()
         self.process = subprocess.Popen(

@@ -2,7 +2,7 @@
 
 Every command that reports problems speaks in findings — ``kdiag bootstrap``'s diagnosis rules, the
 capture of ``kdiag pcap``, ``kdiag explain``'s log patterns, ``kdiag diff`` — and every view draws
-them the same way (``kdiag.render.finding``). This module is the bottom of ``kdiag``: it imports
+them the same way (``kdiag.render.finding_layout``). This module is the bottom of ``kdiag``: it imports
 nothing else of kdiag, so anything may import it. The catalog of finding ids, with what each means
 and what raises it, is ``kdiag.catalog``.
 """

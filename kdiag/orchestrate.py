@@ -118,7 +118,8 @@ class _Run:
                 other_listeners = self.scan_other_listeners(
                     self.endpoint.host, self.endpoint.port, self.conn.sock.getpeername()[0], cluster=cluster)
         else:
-            self.skip("advertised", "blocked by metadata: no advertised broker list to check")
+            self.skip("advertised", stages.blocked(self.stages, "no advertised broker list to check",
+                                                   default="metadata"))
             refused = refused_everywhere(self.stages)
             if refused is not None:
                 endpoint = next((t for t in options.targets if t.port == refused.port), options.targets[0])
@@ -308,12 +309,11 @@ class _Run:
 
         self.progress("roundtrip", None)
         started = time.monotonic()
-        options = self.options
-        topic = options.topic or roundtrip.PROBE_TOPIC
+        options, topic = self.options, self.options.topic or roundtrip.PROBE_TOPIC
         bootstrap = ",".join(str(t) for t in options.targets)
-        created = roundtrip.ensure_topic(self.conn if cluster is not None else None, topic,
-                                         known=cluster.topics if cluster is not None else (),
-                                         create=options.topic is None, bootstrap=bootstrap,
+        known, brokers = (cluster.topics, len(cluster.brokers)) if cluster is not None else ((), 1)
+        created = roundtrip.ensure_topic(self.conn if cluster is not None else None, topic, known=known,
+                                         brokers=brokers, create=options.topic is None, bootstrap=bootstrap,
                                          settings=options.client_settings, deadline=self.deadline,
                                          secrets=options.secrets)
         if isinstance(created, RoundtripDetail):

@@ -4,7 +4,7 @@ A report is facts (stages, the cluster and each advertised broker as seen from o
 plus the findings the diagnosis rules drew from them. Everything a rule needs is in the JSON, so
 the CLI, the sidecar and the fleet job can re-diagnose a report loaded from disk.
 
-Additions to the contract's shape (documented in README "Report schema additions"): ``cluster.topics``,
+Additions to the contract's shape (documented in docs/report.md, "Report schema additions"): ``cluster.topics``,
 ``cluster.coordinator``, per-broker ``identity``, ``tls`` and ``sasl`` (null when the client settings
 ask for neither), the typed ``detail`` of each stage, and ``other_listeners`` (the bootstrap host's
 other ports, tried when the advertised brokers or the bootstrap port fail).
@@ -26,6 +26,7 @@ from kdiag import __version__
 from kdiag.capture.model import CaptureSummary
 from kdiag.finding import Finding
 from kdiag.jsonform import ReportFormatError, from_json, to_json
+from probes.hostport import hostport
 from probes.kerberos import KerberosCheck
 from probes.results import (
     DnsResult,
@@ -52,7 +53,7 @@ class Endpoint:
     port: int
 
     def __str__(self) -> str:
-        return f"[{self.host}]:{self.port}" if ":" in self.host else f"{self.host}:{self.port}"
+        return hostport(self.host, self.port)
 
 
 @dataclass(frozen=True)

@@ -1,12 +1,28 @@
-"""The one secret scrubber: secret values masked wherever they appear in text kdiag writes.
+"""The one home for secrets: what is secret, and keeping it out of everything kdiag writes.
 
-A ``Scrubber`` holds the secret values a run knows (the client settings' passwords and keys,
-``ClientSettings.scrubber``; the ones a pasted log gave away, ``kdiag.secrets``) and is
-called on text: ``scrubber(text)``. ``Environment.write``/``say`` pass everything a command prints
-through the run's scrubber; the views (``kdiag.render.safe.displayable``) call it on every string of
-the model *before* escaping, wrapping or quoting it, so no Markdown ``\\|`` or line break can split a
-secret out of its reach. Each secret is also masked in the forms kdiag's output may give it: JSON's
-escapes, the sanitizer's escapes, Markdown's escaped pipes.
+* ``is_secret(key)``: whether a client setting's value is a secret (passwords, client secrets, private
+  keys, JAAS lines), on librdkafka and Java names alike. ``redact(settings)`` shows such a mapping with
+  those values as ``***`` (a report's ``client`` settings; ``ClientSettings.redacted`` is the same rule).
+  ``without_credentials(settings)`` keeps a mapping's transport and trust but drops the SASL login, the
+  client certificate and key and every secret: the settings for a peer they were not given for
+  (``kdiag watch``'s ``/probe`` outside the configured cluster).
+* ``Scrubber``: the secret values a run knows (the client settings' passwords and keys,
+  ``ClientSettings.scrubber``; the ones a pasted log gave away, ``Secrets.scrubber``), called on text:
+  ``scrubber(text)``. ``Environment.write``/``say`` pass everything a command prints through the run's
+  scrubber; the views (``kdiag.render.safe.displayable``) call it on every string of the model *before*
+  escaping, wrapping or quoting it, so no Markdown ``\\|`` or line break can split a secret out of its
+  reach. Each secret is also masked in the forms kdiag's output may give it: JSON's escapes, the
+  sanitizer's escapes, Markdown's escaped pipes.
+* ``Secrets``: the secrets a pasted log holds, for ``kdiag explain``. A customer's paste often carries a
+  ``client.properties`` or a JAAS line: ``sasl.password=hunter2``, ``sasl.jaas.config=...
+  password="hunter2";``, ``"password":"hunter2"`` in JSON. ``Secrets.learn`` reads every line for
+  ``key=value`` / ``key: value`` pairs (also ``;``-joined), command-line options (``--password VALUE``)
+  and properties lines (``key value``) whose key ``is_secret`` calls secret, and remembers the values (a
+  bounded number of them); ``Secrets.scrub`` masks those pairs in a line and every remembered value
+  wherever else it appears, so no evidence line can echo one.
+
+Everything that prints imports this module; it imports nothing of kdiag but the sanitizer
+(``kdiag.render.safe``, for the form a view gives a secret).
 """
 
 from __future__ import annotations
@@ -19,6 +35,21 @@ REDACTED = "***"
 MIN_SECRET_LENGTH = 4
 """Shorter values are not masked in free text: replacing every "abc" would wreck the text while
 protecting next to nothing."""
+
+
+# Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
+_SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
+_SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
+
+
+def is_secret(key: str) -> bool:
+    name = key.lower()
+    return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
+
+
+def redact(settings: Mapping[str, object]) -> dict[str, object]:
+    """``settings`` with the value of every secret key replaced by ``***``."""
+    return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
 
 
 @dataclass(frozen=True)
@@ -58,19 +89,21 @@ class Scrubber:
 NO_SECRETS = Scrubber()
 
 
-# Keys whose value is a secret. Matched on the lower-cased key, so Java names are covered too.
-_SECRET_WORDS = ("password", "secret", "token", "credential", "private", "jaas")
-_SECRET_KEYS = frozenset({"ssl.key.pem", "ssl_key", "ssl.keystore.key", "sasl.oauthbearer.config"})
+# What identifies the client to a cluster: its SASL login, its certificate and key (files, PEM, a keystore,
+# an engine holding the key), and any other secret. ``without_credentials`` drops them.
+_CREDENTIAL_PREFIXES = ("sasl.", "ssl.key.", "ssl_key", "ssl.keystore.", "ssl.certificate.", "ssl.engine.")
+_WITHOUT_SASL = {"SASL_PLAINTEXT": "PLAINTEXT", "SASL_SSL": "SSL"}
 
 
-def is_secret(key: str) -> bool:
-    name = key.lower()
-    return name in _SECRET_KEYS or any(word in name for word in _SECRET_WORDS)
-
-
-def redact(settings: Mapping[str, object]) -> dict[str, object]:
-    """``settings`` with the value of every secret key replaced by ``***``."""
-    return {key: (REDACTED if is_secret(key) else value) for key, value in settings.items()}
+def without_credentials(settings: Mapping[str, str]) -> dict[str, str]:
+    """``settings`` for a peer the credentials were not given for: the same transport (TLS stays TLS,
+    with its trust settings) but no SASL login, no client certificate or key, no secret value."""
+    kept = {key: value for key, value in settings.items()
+            if not key.lower().startswith(_CREDENTIAL_PREFIXES) and not is_secret(key)}
+    protocol = kept.get("security.protocol", "PLAINTEXT").upper()
+    if protocol in _WITHOUT_SASL:
+        kept["security.protocol"] = _WITHOUT_SASL[protocol]
+    return kept
 
 
 def _forms(secret: str) -> tuple[str, ...]:
@@ -89,7 +122,7 @@ def _forms(secret: str) -> tuple[str, ...]:
     )))
 
 
-# --- explain: the secrets a pasted log holds ---------------------------------------------------------
+# --- the secrets a pasted log holds (kdiag explain) ---------------------------------------------------
 
 MAX_SECRETS = 4096
 """Distinct secret values remembered. A real paste holds a handful; a hostile one could hold millions,
@@ -159,7 +192,7 @@ class Secrets:
 
     @property
     def scrubber(self) -> Scrubber:
-        """The one scrubber (``kdiag.secrets``) for the secrets learned so far: one pass over the
+        """The one scrubber (``Scrubber``) for the secrets learned so far: one pass over the
         text, longest value first, however many there are; rebuilt when a new one is learned."""
         if self._scrubber is None:
             self._scrubber = Scrubber(tuple(self.values), min_length=MIN_LOG_SECRET_LENGTH)

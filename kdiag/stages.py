@@ -24,6 +24,7 @@ from kdiag.report import (
     TlsDetail,
 )
 from probes.advertised import EndpointCheck
+from probes.hostport import hostport
 from probes.kafka import OFFSETS_TOPIC
 from probes.results import DnsResult, KafkaBroker, KafkaCheck, Landing, SaslResult, TcpResult, TlsResult
 from probes.tls import describe
@@ -218,11 +219,24 @@ def roundtrip_blocked(done: Sequence[Stage], *, enabled: bool, login_by_library:
     if login_by_library:
         return None
     advertised = next((s for s in done if s.name == "advertised"), None)
-    if advertised is None or advertised.status in ("fail", "skip"):
+    if advertised is not None and advertised.status not in ("fail", "skip"):
+        return None
+    root = first_failed(done)
+    if root is None or root.name == "advertised":
         return "blocked by advertised: a client would wait on unusable brokers until its own timeout"
-    return None
+    return f"blocked by {root.name}: a client would fail there too, before it could produce or consume"
+
+
+def first_failed(done: Sequence[Stage]) -> Stage | None:
+    """The stage that blocked the ones after it: the first that failed, in the order they ran."""
+    return next((s for s in done if s.status == "fail"), None)
+
+
+def blocked(done: Sequence[Stage], why: str, *, default: str) -> str:
+    """``blocked by STAGE: why``, naming the first stage that failed (``default`` when none did)."""
+    root = first_failed(done)
+    return f"blocked by {root.name if root is not None else default}: {why}"
 
 
 def _addr(result: TcpResult) -> str:
-    address = result.address or "?"
-    return f"[{address}]:{result.port}" if ":" in address else f"{address}:{result.port}"
+    return hostport(result.address or "?", result.port)

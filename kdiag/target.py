@@ -15,6 +15,7 @@ from collections.abc import Callable
 
 from kdiag.exitstatus import UsageError
 from kdiag.report import Endpoint
+from probes.hostport import hostport
 
 DEFAULT_PORT = 9092
 EXAMPLE = "broker.example.com:9092"
@@ -114,7 +115,7 @@ def _split_unbracketed_ipv6(rest: str, bad: Complaint) -> str:
     prefix, _, last = rest.rpartition(":")
     looks_like_port = bool(_DIGITS.fullmatch(last)) and _is_ipv6(prefix)
     if looks_like_port:
-        raise bad(f"ambiguous IPv6 address and port; put IPv6 addresses in brackets: [{prefix}]:{last}")
+        raise bad(f"ambiguous IPv6 address and port; put IPv6 addresses in brackets: {hostport(prefix, last)}")
     if _is_ipv6(rest):
         return rest
     raise bad("neither HOST:PORT nor an IPv6 address (put IPv6 addresses in brackets: [::1]:9092)")

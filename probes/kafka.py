@@ -40,7 +40,8 @@ from probes.codec import (
 from probes.codec.errors import (ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM,
                                  UNSUPPORTED_VERSION)
 from probes.deadline import elapsed_ms
-from probes.results import ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo
+from probes.results import (ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo,
+                            VersionGap)
 from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
 from probes.tls import TlsAlertReceived, TlsClient, refused
 from probes.tls_settings import TlsSettings
@@ -58,15 +59,19 @@ class KafkaProbeError(Exception):
     """A Kafka conversation that could not complete; ``status`` is the KafkaCheck status."""
 
     def __init__(self, status: str, message: str, *, foreign: ForeignBytes | None = None,
-                 received: int = 0) -> None:
+                 received: int = 0, gap: VersionGap | None = None) -> None:
         super().__init__(message)
         self.status = status
         self.foreign = foreign
         self.received = received
+        self.gap = gap  # no version of the request is shared with the broker
 
 
 class ConnectionClosed(KafkaProbeError):
-    """The peer closed the connection before answering."""
+    """The peer closed the connection before answering: ``sent`` bytes of the request, ``after_ms`` before."""
+
+    sent: int | None = None
+    after_ms: float | None = None
 
 
 class _Budget:
@@ -152,9 +157,11 @@ class KafkaConnection:
         correlation_id, data = self.protocol.send_request(request)
         received_before = self.received
         reserved = 0
+        sent_at = None
         try:
             self.sock.settimeout(max(timeout, 0.001))
             self.sock.sendall(data)
+            sent_at = time.monotonic()
             chunk: bytes | None = b""  # first, an error an earlier read left pending (bytes after its answer)
             while True:
                 if chunk is None:
@@ -169,9 +176,10 @@ class KafkaConnection:
                                               f"answer to {what}" + (f" (and {received_before} bytes before it)"
                                                                      if received_before else self._from()), "",
                                               request=what)
-                        raise ConnectionClosed("error", f"the peer closed the connection after {self.received} "
-                                               f"bytes without answering {type(request).__name__[:-7]}",
-                                               received=self.received, foreign=closed)
+                        raise _closed(ConnectionClosed(
+                            "error", f"the peer closed the connection after {self.received} bytes without "
+                            f"answering {type(request).__name__[:-7]}", received=self.received, foreign=closed),
+                            sent=len(data), sent_at=sent_at)
                 first = self.received == 0
                 self.received += len(chunk)
                 try:
@@ -224,8 +232,9 @@ class KafkaConnection:
             closed = ForeignBytes("closed", f"the connection failed while waiting for {what}: "
                                   f"{exc.strerror or exc}" + ("" if self.received else self._from()), "",
                                   request=what)
-            raise ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
-                                   received=self.received, foreign=closed) from None
+            raise _closed(ConnectionClosed("error", f"connection failed: {exc.strerror or exc}",
+                                           received=self.received, foreign=closed),
+                          sent=len(data), sent_at=sent_at) from None
         finally:
             if reserved:
                 IN_FLIGHT.release(reserved)
@@ -310,10 +319,15 @@ class KafkaConnection:
                 raise KafkaProbeError("error", f"{spec.name} v{pinned} was asked for, but the broker speaks "
                                       f"v{offered.min_version}-v{offered.max_version}")
             return pinned
-        chosen = spec.pick_version(self.api_versions.range_for(api_key) if self.api_versions else None)
+        offered = self.api_versions.range_for(api_key) if self.api_versions else None
+        chosen = spec.pick_version(offered)
         if chosen is None:
+            gap = VersionGap(spec.name, offered.min_version if offered else None,
+                             offered.max_version if offered else None, spec.min_version, spec.max_version)
+            offered_text = "" if offered is None else (f"the broker speaks v{offered.min_version}-"
+                                                       f"v{offered.max_version}, ")
             raise KafkaProbeError("error", f"the broker supports no {spec.name} version kdiag speaks "
-                                  f"(kdiag v{spec.min_version}-v{spec.max_version})")
+                                  f"({offered_text}kdiag v{spec.min_version}-v{spec.max_version})", gap=gap)
         return chosen
 
     def metadata(self, *, timeout: float, version: int | None = None,
@@ -337,6 +351,13 @@ class KafkaConnection:
     def sasl_authenticate(self, auth_bytes: bytes, *, timeout: float) -> SaslAuthenticateResponse:
         chosen = self.version_for(SaslAuthenticateRequest.API_KEY)
         return self.request(SaslAuthenticateRequest(auth_bytes, version=chosen), timeout=timeout)
+
+
+def _closed(exc: ConnectionClosed, *, sent: int, sent_at: float | None) -> ConnectionClosed:
+    """``exc`` with what kdiag had sent of its request (nothing, when sending failed) and when."""
+    exc.sent = sent if sent_at is not None else 0
+    exc.after_ms = None if sent_at is None else round((time.monotonic() - sent_at) * 1000, 1)
+    return exc
 
 
 def _reaction_to_close(sock: socket.socket, wait: float) -> bytes | None:
@@ -385,7 +406,8 @@ def check_kafka(conn: KafkaConnection, *, timeout: float, metadata_version: int 
 
 def failed_check(exc: KafkaProbeError, api_version: int | None, started: float) -> KafkaCheck:
     """The KafkaCheck of a conversation that ended in ``exc``."""
-    return KafkaCheck(exc.status, api_version, foreign=exc.foreign, error=str(exc), duration_ms=elapsed_ms(started))
+    return KafkaCheck(exc.status, api_version, foreign=exc.foreign, error=str(exc), duration_ms=elapsed_ms(started),
+                      version_gap=exc.gap)
 
 
 def metadata_check(response: MetadataResponse, api_version: int | None, duration_ms: float) -> KafkaCheck:
@@ -672,11 +694,15 @@ def authenticate(conn: KafkaConnection, sasl: SaslSettings, *, timeout: float,
                           duration_ms=elapsed_ms(started))
         return skipped, failed_check(exc, None, started)
     handshake_range = api.range_for(SaslHandshakeRequest.API_KEY)
-    if handshake_range is not None and handshake_range.max_version < 1:
-        return done(error="the broker speaks only SaslHandshake v0 (Kafka before 1.0), whose raw token exchange "
-                          "kdiag does not probe")
+    if handshake_range is not None and handshake_range.max_version < 1:  # Kafka before 1.0: raw tokens
+        gap = VersionGap("SaslHandshake", handshake_range.min_version, handshake_range.max_version, 1, 1)
+        return done(status="too_old", version_gap=gap,
+                    error=f"the broker offers no SaslHandshake v1, the version whose SaslAuthenticate kdiag "
+                          f"logs in with ({gap})")
     try:
         handshake = conn.sasl_handshake(sasl.mechanism, timeout=left())
+    except ConnectionClosed as exc:
+        return done(**_closed_on("SaslHandshake", exc))
     except KafkaProbeError as exc:
         return done(error=f"SaslHandshake: {exc}")
     error = handshake.error
@@ -709,8 +735,19 @@ def authenticate(conn: KafkaConnection, sasl: SaslSettings, *, timeout: float,
                             error=f"SaslAuthenticate answered {response.error}{said}")
             lifetime = response.session_lifetime_ms
             token = exchange.respond(response.auth_bytes)
+    except ConnectionClosed as exc:
+        return done(**_closed_on("SaslAuthenticate", exc))
     except KafkaProbeError as exc:
+        if exc.gap is not None:
+            return done(status="too_old", version_gap=exc.gap, error=f"SaslAuthenticate: {exc}")
         return done(error=f"SaslAuthenticate: {exc}")
     except SaslProtocolError as exc:
         return done(error=f"{sasl.mechanism}: {exc}")
     return done(status="ok", session_lifetime_ms=lifetime, error=None)
+
+
+def _closed_on(request: str, exc: ConnectionClosed) -> dict[str, Any]:
+    """The SaslResult fields of a connection the peer closed instead of answering ``request``."""
+    when = f" {exc.after_ms:g} ms after kdiag sent its {exc.sent} bytes" if exc.after_ms is not None else ""
+    return dict(status="closed", closed_after=request, sent_bytes=exc.sent, closed_after_ms=exc.after_ms,
+                error=f"the peer closed the connection{when} instead of answering {request}")

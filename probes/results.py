@@ -97,6 +97,28 @@ class TopicInfo:
 
 
 @dataclass(frozen=True)
+class VersionGap:
+    """A request kdiag needed whose versions the broker and kdiag do not share (ApiVersions said so).
+
+    ``broker_min``/``broker_max`` are None when the broker does not offer the API at all; the broker is
+    too old for it when its newest version is below the oldest kdiag speaks (or it has none)."""
+
+    api: str  # the upstream request name: Metadata, SaslHandshake, FindCoordinator, ...
+    broker_min: int | None
+    broker_max: int | None
+    kdiag_min: int
+    kdiag_max: int
+
+    @property
+    def broker_too_old(self) -> bool:
+        return self.broker_max is None or self.broker_max < self.kdiag_min
+
+    def __str__(self) -> str:
+        offered = "none" if self.broker_max is None else f"v{self.broker_min}-v{self.broker_max}"
+        return f"{self.api}: the broker speaks {offered}, kdiag v{self.kdiag_min}-v{self.kdiag_max}"
+
+
+@dataclass(frozen=True)
 class KafkaCheck:
     """The Kafka conversation over one connection.
 
@@ -116,6 +138,7 @@ class KafkaCheck:
     duration_ms: float = 0.0
     brokers_omitted: int = 0  # advertised brokers beyond probes.limits.MAX_BROKERS: counted, not kept
     topics_omitted: int = 0  # topics beyond MAX_TOPICS (or MAX_PARTITIONS): counted, not kept
+    version_gap: VersionGap | None = None  # the request that failed because no version is shared
 
     @property
     def ok(self) -> bool:
@@ -205,7 +228,9 @@ class SaslResult:
     ``status``: ok | unsupported_mechanism (``enabled_mechanisms`` lists the listener's) |
     auth_failed (``error_message`` is the broker's) | not_sasl (the listener has no SASL: the
     handshake answered ILLEGAL_SASL_STATE) | not_probed (the mechanism is enabled, but kdiag does not
-    authenticate with it: GSSAPI, OAUTHBEARER) | error | skip.
+    authenticate with it: GSSAPI, OAUTHBEARER) | closed (the peer closed the connection instead of
+    answering ``closed_after``: ``sent_bytes`` of that request, the close ``closed_after_ms`` after them) |
+    too_old (``version_gap``: the broker speaks no SASL version kdiag does) | error | skip.
     """
 
     status: str
@@ -221,6 +246,10 @@ class SaslResult:
     endpoint: str | None = None
     error: str | None = None  # kdiag's account of what went wrong
     duration_ms: float = 0.0
+    closed_after: str | None = None  # status closed: the request the peer closed the connection on
+    sent_bytes: int | None = None  # its size on the wire, as kdiag sent it
+    closed_after_ms: float | None = None  # how long after sending it the connection was closed
+    version_gap: VersionGap | None = None  # status too_old
 
     @property
     def ok(self) -> bool:

@@ -17,6 +17,7 @@ from collections.abc import Iterable
 from probes.advertised import wait_time
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
+from probes.codec import ApiVersionRange
 from probes.kafka import KafkaConnection, KafkaProbeError
 from probes.results import RoundtripResult, TopicInfo
 
@@ -141,16 +142,41 @@ def _close_within(client, deadline: Deadline) -> None:
     closer.join(deadline.remaining())
 
 
+CREATE_TOPICS = 19  # the CreateTopics API key
+BROKER_DEFAULT_REPLICATION_FROM = 4
+"""CreateTopics v4 (Kafka 2.4, KIP-464) is the first to take replication factor -1, "the broker's
+default.replication.factor"; librdkafka refuses -1 for a broker that does not offer it."""
+EXPLICIT_REPLICATION_MAX = 3
+
+
+def probe_replication_factor(offered: ApiVersionRange | None, *, brokers: int) -> int | None:
+    """The replication factor kdiag creates its probe topic with, from the CreateTopics versions the broker
+    offers (``offered``; None: the broker has no CreateTopics at all, and None is returned: let the broker
+    auto-create the topic, as clients before CreateTopics did).
+
+    -1 (the broker's own default.replication.factor) where CreateTopics v4+ allows it; else an explicit
+    min(3, the number of advertised brokers): the broker's default cannot be read without DescribeConfigs
+    (which an ACL may forbid), and three is the replication Kafka itself gives its internal topics, capped
+    by the brokers there are. A topic with fewer replicas than min.insync.replicas would still take writes
+    only with acks=1, so fewer than three is used only on a smaller cluster."""
+    if offered is None:
+        return None
+    if offered.max_version >= BROKER_DEFAULT_REPLICATION_FROM:
+        return -1
+    return max(1, min(EXPLICIT_REPLICATION_MAX, brokers))
+
+
 def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadline: Deadline,
-                 secrets: Iterable[str] = ()) -> str | None:
-    """Create ``topic`` through the admin API; None on success (or if it exists), else the error."""
+                 secrets: Iterable[str] = (), replication_factor: int = -1) -> str | None:
+    """Create ``topic`` (one partition, ``replication_factor`` replicas; -1: the broker's default) through
+    the admin API; None on success (or if it exists), else the error."""
     from confluent_kafka import KafkaException
     from confluent_kafka.admin import AdminClient, NewTopic
 
     collector = _LogCollector(secrets)
     logger = _client_logger("kdiag.librdkafka.admin", collector)
     admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
-    futures = admin.create_topics([NewTopic(topic, num_partitions=1)],
+    futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=replication_factor)],
                                   request_timeout=max(deadline.remaining(), 0.1))
     try:
         futures[topic].result(timeout=max(deadline.remaining(), 0.1))
@@ -184,6 +210,9 @@ def _silence(logger: logging.Logger, collector: _LogCollector) -> None:
 
 SETTLE_FOR = 5.0
 """Seconds a topic just created (by kdiag, or by auto-create) is given to get a leader for every partition."""
+AUTO_CREATE_WAIT = 2.0
+"""Seconds a topic the broker was asked to auto-create may stay unknown (KRaft creates it through its
+controller, in well under a second) before kdiag says the broker does not create it."""
 
 
 def topic_state(conn: KafkaConnection, topic: str, *, timeout: float, auto_create: bool) -> str | None:
@@ -204,31 +233,45 @@ def topic_state(conn: KafkaConnection, topic: str, *, timeout: float, auto_creat
 
 
 def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[TopicInfo], create: bool, bootstrap: str,
-                 settings: dict[str, str], deadline: Deadline, secrets: Iterable[str] = ()) -> bool | RoundtripResult:
+                 settings: dict[str, str], deadline: Deadline, secrets: Iterable[str] = (),
+                 brokers: int = 1) -> bool | RoundtripResult:
     """Make sure ``topic`` exists with a leader for every partition before the round trip.
 
     ``known``: the topics the metadata stage listed; ``create``: kdiag's own probe topic, created through the
     admin API when missing (a topic the user named is left to the broker's auto-create). True if kdiag
     created the topic, False if it was there; a failure detail otherwise. Without ``conn`` (kdiag could not
-    log in to read the metadata) the probe topic is only created, and the client library finds it."""
+    log in to read the metadata) the probe topic is only created, and the client library finds it.
+
+    The topic's replication factor follows the CreateTopics versions the broker offers on ``conn``
+    (``probe_replication_factor``, over ``brokers`` advertised brokers); a broker with no CreateTopics is
+    left to create it on the Metadata request, as its own clients' first request would."""
     existing = next((t for t in known if t.name == topic), None)
     if existing is not None and existing.partitions and all(p.leader_id >= 0 for p in existing.partitions):
         return False
+    offered = conn.api_versions.range_for(CREATE_TOPICS) if conn is not None and conn.api_versions else None
+    replication = probe_replication_factor(offered, brokers=brokers) if conn is not None else -1
+    if replication is None:
+        create = False  # no CreateTopics: Metadata with auto-creation allowed asks the broker instead
     created = False
     if existing is None and create:
-        error = create_topic(bootstrap, topic, settings=settings, deadline=deadline, secrets=secrets)
+        error = create_topic(bootstrap, topic, settings=settings, deadline=deadline, secrets=secrets,
+                             replication_factor=replication)
         if error is not None:
             return RoundtripResult(topic, error=f"kdiag could not create its probe topic {topic}: {error}",
                                    error_code=error.split(":", 1)[0])
         created = True
     if conn is None:
         return False
-    settling = {"LEADER_NOT_AVAILABLE"} | ({"UNKNOWN_TOPIC_OR_PARTITION"} if created else set())
+    auto_create = not create
     settle_until = deadline.within(SETTLE_FOR)
-    state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=not create)
-    while state in settling and not settle_until.expired:
+    # A KRaft broker asked to auto-create answers UNKNOWN_TOPIC_OR_PARTITION until its controller has made
+    # the topic; with auto-creation off it answers so for good: so that answer is asked again only briefly.
+    unknown_until = settle_until if created else deadline.within(AUTO_CREATE_WAIT if auto_create else 0.0)
+    state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=auto_create)
+    while (state == "LEADER_NOT_AVAILABLE" and not settle_until.expired
+           or state == "UNKNOWN_TOPIC_OR_PARTITION" and not unknown_until.expired):
         wait_time(settle_until, 0.05)
-        state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=not create)
+        state = topic_state(conn, topic, timeout=deadline.cap(2.0), auto_create=auto_create)
     if state is None:
         return created
     if state == "UNKNOWN_TOPIC_OR_PARTITION":

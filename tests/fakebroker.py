@@ -96,7 +96,7 @@ class _Peer:
                 if len(self._buffer) >= 4 + size:
                     frame = bytes(self._buffer[4 : 4 + size])
                     del self._buffer[: 4 + size]
-                    header, body = _split_request(frame)
+                    header, body = split_request(frame)
                     self.broker._record(self.index, header)
                     return header, body
             chunk = self.recv_some()
@@ -132,7 +132,7 @@ class _Peer:
         self.hung_up = True
 
 
-def _split_request(frame: bytes) -> tuple[RequestHeader, bytes]:
+def split_request(frame: bytes) -> tuple[RequestHeader, bytes]:
     """Request header v1/v2 parsed here, independently of the codec under test."""
     api_key, api_version, correlation_id, client_id_size = struct.unpack_from(">hhih", frame)
     offset = 10

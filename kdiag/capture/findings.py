@@ -19,12 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from kdiag.capture.model import COMPLETED, FAILED_HANDSHAKES, KAFKA, NO_ANSWER, REFUSED, CapturedMetadata
 from kdiag.diagnose import get_rule
-from kdiag.diagnose.facts import hostport
 from kdiag.diagnose.fixes import client_settings_fix
 from kdiag.diagnose.hosts import classify_host, normalise_host
 from kdiag.diagnose.rule import finding
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport, Cluster, CoordinatorReport, Endpoint, MetadataDetail, Report, Stage, Vantage
+from probes.hostport import hostport
 from probes.results import DnsResult, KafkaCheck, TcpResult
 
 if TYPE_CHECKING:

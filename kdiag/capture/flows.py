@@ -2,7 +2,7 @@
 
 ``CaptureAnalyzer.feed(number, timestamp, linktype, data)`` takes captured frames one at a time
 (from a file through :mod:`kdiag.capture.pcapio`, or live from :mod:`kdiag.capture.live`), finds
-each TCP connection's ``Connection`` (:mod:`kdiag.capture.framing`) and hands it the segment; it
+each TCP connection's ``Connection`` (:mod:`kdiag.capture.kafka_streams`) and hands it the segment; it
 keeps the warnings, the timeline events and what the decoded responses say (metadata, coordinators,
 error codes).
 """
@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kdiag.capture.framing import DECODE_CAP, FRAME_MAX, Connection
+from kdiag.capture.kafka_streams import DECODE_CAP, Connection
 from kdiag.capture.model import CaptureWarning, CapturedCoordinator, CapturedMetadata, TimelineEvent, iso_time
 from kdiag.capture.pcapio import ACK, SYN, parse_tcp
-from probes.codec import (SPECS, ApiVersionsResponse, FindCoordinatorResponse, ListOffsetsResponse, MetadataResponse,
-                          SaslHandshakeResponse, api_name)
+from probes.codec import (MAX_FRAME_SIZE, SPECS, ApiVersionsResponse, FindCoordinatorResponse, ListOffsetsResponse,
+                          MetadataResponse, SaslHandshakeResponse, api_name)
 from probes import limits
 from probes.limits import clip
 from probes.results import KafkaBroker
@@ -31,7 +31,7 @@ class CaptureAnalyzer:
     """
 
     def __init__(self, *, ports: Iterable[int] = (), keep_events: int = 0, decode_cap: int = DECODE_CAP,
-                 frame_max: int = FRAME_MAX, max_warnings: int = MAX_WARNINGS) -> None:
+                 frame_max: int = MAX_FRAME_SIZE, max_warnings: int = MAX_WARNINGS) -> None:
         self.ports = frozenset(ports)
         self.keep_events = keep_events
         self.decode_cap = decode_cap

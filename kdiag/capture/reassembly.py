@@ -9,7 +9,7 @@ reset it and whether it closed.
 
 What reads the streams subclasses it: ``_deliver`` gets the in-order bytes, ``_lost`` the size of a
 hole, ``_streams_past`` says which in-order bytes it does not need to see (the fast path of a
-capture's bulk). :class:`kdiag.capture.framing.Connection` frames them as Kafka.
+capture's bulk). :class:`kdiag.capture.kafka_streams.Connection` frames them as Kafka.
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ from dataclasses import replace
 
 from kdiag.capture.findings import capture_findings
 from kdiag.capture.flows import CaptureAnalyzer
-from kdiag.capture.framing import Connection
+from kdiag.capture.kafka_streams import Connection
 from kdiag.capture.model import (
     KAFKA,
     NOT_SEEN,

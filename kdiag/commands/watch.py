@@ -27,9 +27,13 @@ import typer
 
 from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
 from kdiag.exitstatus import ExitStatus, UsageError
+from probes.hostport import hostport
 
 if TYPE_CHECKING:
+    from kdiag.clientconfig import ClientSettings
     from kdiag.orchestrate import BootstrapOptions
+    from kdiag.watch.access import ProbeAccess
+    from kdiag.watch.webconfig import WebConfig
     from kdiag.report import Endpoint
     from kdiag.sinks import Sink
     from kdiag.watch.identity import AgentIdentity
@@ -44,7 +48,9 @@ HELP = """\
 Run as a sidecar: probe the cluster from this pod every --interval (in process, one probe at a
 time, each within --timeout), log one line per transition (healthy → broken with the finding ids,
 broken → healthy, findings changed), and serve /metrics (Prometheus), /livez, /readyz, /report
-(the last JSON report) and /probe?target=HOST:PORT (one probe on demand, blackbox_exporter style).
+(the last JSON report) and /probe?target=HOST:PORT (one probe on demand, blackbox_exporter style:
+the watched cluster's hosts and --probe-allow only; the client settings only for the watched
+cluster). --web-config-file puts TLS and basic auth in front of them, as node_exporter's does.
 Reports also go to stdout (--report-stdout), a directory of *.jsonl files (--report-dir) and a
 Kafka topic behind an on-disk spool (--report-topic, --spool-dir). Every option can be set from the
 environment (KDIAG_BOOTSTRAP, KDIAG_INTERVAL, KDIAG_LISTEN, ...).
@@ -59,6 +65,7 @@ Examples:
       --report-topic kdiag.reports --spool-dir /var/spool/kdiag
   KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/kafka-password kdiag watch kafka:9092 \\
       -X security.protocol=SASL_SSL -X sasl.mechanisms=SCRAM-SHA-512 -X sasl.username=probe
+  kdiag watch kafka:9093 --web-config-file /etc/kdiag/web.yml --probe-allow '*.kafka-staging.svc:9093'
 
 \b
 Exit status:
@@ -67,7 +74,7 @@ Exit status:
   130  stopped by SIGINT (Ctrl-C)
 """
 
-# The environment variable of each option (one table in README "kdiag watch").
+# The environment variable of each option (one table in docs/commands.md, "kdiag watch").
 ENVIRONMENT = {
     "bootstrap": "KDIAG_BOOTSTRAP", "interval": "KDIAG_INTERVAL", "timeout": "KDIAG_TIMEOUT",
     "connect_timeout": "KDIAG_CONNECT_TIMEOUT", "listen": "KDIAG_LISTEN", "ready_when": "KDIAG_READY_WHEN",
@@ -78,13 +85,43 @@ ENVIRONMENT = {
     "report_dir_max_age": "KDIAG_REPORT_DIR_MAX_AGE", "report_topic": "KDIAG_REPORT_TOPIC",
     "report_bootstrap": "KDIAG_REPORT_BOOTSTRAP", "spool_dir": "KDIAG_SPOOL_DIR",
     "spool_max_bytes": "KDIAG_SPOOL_MAX_BYTES", "spool_when_full": "KDIAG_SPOOL_WHEN_FULL",
+    "probe_allow": "KDIAG_PROBE_ALLOW", "probe_credentials": "KDIAG_PROBE_CREDENTIALS",
+    "probe_listener_scan": "KDIAG_PROBE_LISTENER_SCAN", "web_config_file": "KDIAG_WEB_CONFIG_FILE",
 }
 CLIENT_PREFIX = "KDIAG_CLIENT_"
+CREDENTIAL_PREFIX = "KDIAG_CRED_"  # KDIAG_CRED_<NAME>_<SETTING>: a --probe-credentials set's client settings
 
 
 def _opt(name: str, *flags: str, metavar: str | None = None, help: str) -> typer.models.OptionInfo:  # noqa: A002
     return typer.Option(*flags, metavar=metavar, envvar=ENVIRONMENT[name], show_default=False, show_envvar=True,
                         help=help)
+
+
+ReportBootstrapOption = Annotated[str | None, _opt(
+    "report_bootstrap", "--report-bootstrap", metavar="HOST:PORT",
+    help="The cluster of --report-topic (default: the one watched).")]
+IdleCheckOption = Annotated[str | None, _opt(
+    "idle_check", "--idle-check", metavar="DURATION",
+    help="Keep one connection idle across probes and ask on it again after this long (e.g. 5m): shows a NAT or "
+    "load balancer that silently drops idle connections. Keep it under the brokers' connections.max.idle.ms "
+    "(10m by default), past which they close idle connections themselves.")]
+ProbeAllowOption = Annotated[str | None, _opt(
+    "probe_allow", "--probe-allow", metavar="PATTERN[,...]",
+    help="Targets /probe may be sent to besides the watched cluster's hosts: host patterns "
+    "(*.kafka.svc.cluster.local), addresses or CIDRs (10.0.0.0/8), each optionally :PORT. Others get 403.")]
+ProbeCredentialsOption = Annotated[list[str] | None, _opt(
+    "probe_credentials", "--probe-credentials", metavar="NAME=PATTERN[,...]",
+    help="Probe the targets matching PATTERN with the client settings KDIAG_CRED_<NAME>_<SETTING> (as "
+    "KDIAG_CLIENT_*, also _FILE; KDIAG_CRED_<NAME>_COMMAND_CONFIG for a properties file). Repeatable. Other "
+    "targets outside the watched cluster are probed without credentials.")]
+ProbeListenerScanOption = Annotated[bool, _opt(
+    "probe_listener_scan", "--probe-listener-scan",
+    help="Let /probe try the target host's other ports when its advertised brokers fail (off: /probe "
+    "is no port scanner).")]
+WebConfigOption = Annotated[str | None, _opt(
+    "web_config_file", "--web-config-file", metavar="FILE",
+    help="TLS and basic auth for the endpoints, in the Prometheus exporters' web config format "
+    "(tls_server_config, basic_auth_users with bcrypt hashes).")]
 
 
 def watch(
@@ -112,12 +149,7 @@ def watch(
                                       help="Topic for the round trip (default: kdiag's probe topic).")] = None,
     no_roundtrip: Annotated[bool, _opt("no_roundtrip", "--no-roundtrip",
                                        help="Stop each probe after the advertised brokers.")] = False,
-    idle_check: Annotated[str | None, _opt("idle_check", "--idle-check", metavar="DURATION",
-                                           help="Keep one connection idle across probes and ask on it again after "
-                                           "this long (e.g. 5m): shows a NAT or load balancer that silently drops "
-                                           "idle connections. Keep it under the brokers' connections.max.idle.ms "
-                                           "(10m by default), past which they close idle connections themselves.")
-                          ] = None,
+    idle_check: IdleCheckOption = None,
     client_settings: ClientSettingOption = None,
     command_config: Annotated[str | None, _opt("command_config", "--command-config", metavar="FILE",
                                                help="A Java client.properties (a mounted Secret); Java names are "
@@ -134,9 +166,7 @@ def watch(
                                             help="Seal a segment this old (default 5m).")] = "5m",
     report_topic: Annotated[str | None, _opt("report_topic", "--report-topic", metavar="TOPIC",
                                              help="Produce every report to TOPIC (needs --spool-dir).")] = None,
-    report_bootstrap: Annotated[str | None, _opt("report_bootstrap", "--report-bootstrap", metavar="HOST:PORT",
-                                                 help="The cluster of --report-topic (default: the one watched).")
-                                ] = None,
+    report_bootstrap: ReportBootstrapOption = None,
     spool_dir: Annotated[str | None, _opt("spool_dir", "--spool-dir", metavar="DIR",
                                           help="Where reports wait while the topic is unreachable; also keeps the "
                                           "agent id.")] = None,
@@ -145,6 +175,10 @@ def watch(
     spool_when_full: Annotated[str, _opt("spool_when_full", "--spool-when-full", metavar="drop-oldest|drop-newest",
                                          help="Which reports a full spool drops (default drop-oldest).")
                                ] = "drop-oldest",
+    probe_allow: ProbeAllowOption = None,
+    probe_credentials: ProbeCredentialsOption = None,
+    probe_listener_scan: ProbeListenerScanOption = False,
+    web_config_file: WebConfigOption = None,
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_watch_command(WatchArguments(**{k: v for k, v in locals().items() if k not in ("ctx", "debug")}),
@@ -214,15 +248,16 @@ def choice(option: str, text: str, choices: Sequence[str]) -> str:
     return value
 
 
-def client_options_from_environment(environ: Mapping[str, str]) -> list[str]:
+def client_options_from_environment(environ: Mapping[str, str], *, prefix: str = CLIENT_PREFIX) -> list[str]:
     """``KDIAG_CLIENT_SASL_PASSWORD=…`` and ``KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/…`` as
-    ``-X`` options (``sasl.password=…``), sorted by name; an unknown name is a UsageError."""
+    ``-X`` options (``sasl.password=…``), sorted by name; an unknown name is a UsageError. ``prefix``:
+    ``KDIAG_CLIENT_``, or a named credential set's ``KDIAG_CRED_<NAME>_``."""
     from kdiag.clientconfig import LIBRDKAFKA_PROPERTIES
 
     names = {name.upper().replace(".", "_"): name for name in LIBRDKAFKA_PROPERTIES}
     options = []
-    for variable in sorted(v for v in environ if v.startswith(CLIENT_PREFIX)):
-        key, value = variable[len(CLIENT_PREFIX):], environ[variable]
+    for variable in sorted(v for v in environ if v.startswith(prefix)):
+        key, value = variable[len(prefix):], environ[variable]
         from_file = key.endswith("_FILE") and key[:-5] in names
         if from_file:
             key = key[:-5]
@@ -276,6 +311,8 @@ class WatchConfig:
     log_format: str
     vantage: str | None
     sinks: SinkConfig
+    access: ProbeAccess
+    web: WebConfig
     client_settings: dict[str, str] = field(repr=False)
 
 
@@ -283,6 +320,7 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
     """Every option parsed and checked (UsageError, one line); ``env`` learns the secrets to scrub."""
     from kdiag.orchestrate import BootstrapOptions
     from kdiag.target import check_topic_name, parse_bootstrap
+    from kdiag.watch.webconfig import WebConfig, load_web_config
 
     if not args.bootstrap:
         raise UsageError("no bootstrap address given: kdiag watch HOST:PORT, or set KDIAG_BOOTSTRAP")
@@ -298,16 +336,55 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
     if args.topic is not None:
         check_topic_name(args.topic)
     sinks = configure_sinks(args, targets)
-    x_options = client_options_from_environment(os.environ if environ is None else environ)
-    settings = load_settings(env, [*x_options, *(args.client_settings or ())], args.command_config)
+    environ = os.environ if environ is None else environ
+    settings = load_settings(env, [*client_options_from_environment(environ), *(args.client_settings or ())],
+                             args.command_config)
     _check_security(settings.settings)
+    access = configure_probe_access(args, targets, env=env, environ=environ)
+    web = load_web_config(args.web_config_file) if args.web_config_file else WebConfig()
     probe = BootstrapOptions(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=args.topic,
         roundtrip=not args.no_roundtrip, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, vantage_label=args.vantage or None,
     )
-    return WatchConfig(probe, interval, idle_check, address, ready_when, log_format, args.vantage, sinks,
-                       dict(settings.settings))
+    return WatchConfig(probe, interval, idle_check, address, ready_when, log_format, args.vantage, sinks, access,
+                       web, dict(settings.settings))
+
+
+def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], *, env: Environment,
+                           environ: Mapping[str, str]) -> ProbeAccess:
+    """``/probe``'s allow-list, its named credential sets (their secrets scrubbed like the client's)
+    and whether it may scan listeners."""
+    from kdiag.watch.access import CredentialSet, ProbeAccess, parse_credential_binding, parse_patterns
+
+    allow = parse_patterns("--probe-allow", args.probe_allow) if args.probe_allow else ()
+    sets: list[CredentialSet] = []
+    for binding in args.probe_credentials or ():
+        name, patterns = parse_credential_binding(binding)
+        if any(s.name == name for s in sets):
+            raise UsageError(f"--probe-credentials names the set {name} twice")
+        settings = credential_set_settings(name, environ)
+        _check_security(settings.settings)
+        env.scrub = env.scrub.adding(settings.secrets)
+        sets.append(CredentialSet(name, patterns, dict(settings.settings), settings.secrets))
+    orphan = next((v for v in sorted(environ) if v.startswith(CREDENTIAL_PREFIX)
+                   and not any(v.startswith(f"{CREDENTIAL_PREFIX}{s.name}_") for s in sets)), None)
+    if orphan is not None:
+        raise UsageError(f"{orphan}: no --probe-credentials NAME=PATTERN names its set")
+    return ProbeAccess(targets, allow, tuple(sets), bool(args.probe_listener_scan))
+
+
+def credential_set_settings(name: str, environ: Mapping[str, str]) -> ClientSettings:
+    """A named set's client settings: ``KDIAG_CRED_<NAME>_COMMAND_CONFIG`` (a client.properties), then
+    ``KDIAG_CRED_<NAME>_<SETTING>`` and ``…_<SETTING>_FILE`` as for ``KDIAG_CLIENT_``."""
+    from kdiag.clientconfig import load_client_settings
+
+    prefix = f"{CREDENTIAL_PREFIX}{name}_"
+    config_file = environ.get(prefix + "COMMAND_CONFIG")
+    variables = {k: v for k, v in environ.items() if k.startswith(prefix) and k != prefix + "COMMAND_CONFIG"}
+    if not variables and config_file is None:
+        raise UsageError(f"--probe-credentials {name}: no {prefix}<SETTING> variable gives the set's settings")
+    return load_client_settings(client_options_from_environment(variables, prefix=prefix), config_file)
 
 
 def configure_sinks(args: WatchArguments, targets: tuple[Endpoint, ...]) -> SinkConfig:
@@ -394,7 +471,7 @@ def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_
     try:
         server = bind(config.address, settings=HttpSettings(config.interval, config.probe.timeout, config.ready_when),
                       state=state, registry=metrics.registry, probe_options=replace(config.probe), probe=run_probe,
-                      scrub=env.scrub)
+                      scrub=env.scrub, access=config.access, web=config.web)
     except UsageError:
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         raise
@@ -425,12 +502,12 @@ def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_
 
 
 def _log_started(config: WatchConfig, log: AgentLog, identity: AgentIdentity, sinks: Sequence[Sink]) -> None:
-    host, port = config.address
-    shown = f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    shown = hostport(*config.address)
     idle_note = f"; an idle connection asked every {config.idle_check:g} s" if config.idle_check is not None else ""
     log.event("started", f"watching {','.join(str(t) for t in config.probe.targets)} every {config.interval:g} s "
               f"(deadline {config.probe.timeout:g} s){idle_note}; "
-              f"serving http://{shown}/metrics; agent {identity.id} "
+              f"serving {'https' if config.web.tls is not None else 'http'}://{shown}/metrics"
+              f"{' (basic auth)' if config.web.users else ''}; agent {identity.id} "
               + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
               + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
               agent_id=identity.id, listen=shown, vantage=config.vantage)

@@ -1,7 +1,8 @@
-"""The diagnosis catalog: pure rules that turn a report's facts into findings.
+"""The diagnosis rules: pure functions that turn a report's facts into findings.
 
-``diagnose(report)`` runs every rule in ``CATALOG`` and returns the findings, errors first, then
-warnings, then infos, each group in catalog order. A healthy report yields no findings at all. The
+``diagnose(report)`` runs every rule in ``RULES`` and returns the findings, errors first, then
+warnings, then infos, each group in the order of ``RULES``. (What each finding id means, for every
+command that raises one, is ``kdiag.catalog``, the catalog ``kdiag findings`` prints.) A healthy report yields no findings at all. The
 CLI, the sidecar and the fleet job all call this, and ``run_rule`` runs one check by id (like
 ``brew doctor CHECK``).
 """
@@ -11,16 +12,18 @@ from __future__ import annotations
 from kdiag.diagnose.hosts import HostKind, classify_host, is_loopback
 from kdiag.diagnose.rule import Rule
 from kdiag.diagnose.rules import (addressing, advertised, bootstrap, idle, ingress, kerberos, listeners, loadbalancer,
-                                  peers, protocol, sasl, tls, topics)
+                                  peers, protocol, sasl, tls, topics, unexplained, versions)
 from kdiag.finding import Finding, by_severity
 from kdiag.report import Report
 
-CATALOG: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + peers.RULES + tls.RULES + sasl.RULES + kerberos.RULES + advertised.RULES + topics.RULES
-                             + listeners.RULES + addressing.RULES + loadbalancer.RULES + ingress.RULES
-                             + idle.RULES)
+_EXPLAINING: tuple[Rule, ...] = (bootstrap.RULES + protocol.RULES + versions.RULES + peers.RULES + tls.RULES
+                                 + sasl.RULES + kerberos.RULES + advertised.RULES + topics.RULES + listeners.RULES
+                                 + addressing.RULES + loadbalancer.RULES + ingress.RULES + idle.RULES)
+# The last rule reads the others' findings: a failed stage none of them explains still gets a hypothesis.
+RULES: tuple[Rule, ...] = _EXPLAINING + (unexplained.rule(_EXPLAINING),)
 
-_BY_ID = {rule.id: rule for rule in CATALOG}
-if len(_BY_ID) != len(CATALOG):
+_BY_ID = {rule.id: rule for rule in RULES}
+if len(_BY_ID) != len(RULES):
     raise RuntimeError("diagnosis rule ids must be unique")
 
 
@@ -49,9 +52,9 @@ def run_rule(report: Report, rule_id: str) -> tuple[Finding, ...]:
 
 
 def diagnose(report: Report) -> tuple[Finding, ...]:
-    """Every rule's findings: errors, then warnings, then infos; catalog order within each."""
-    return by_severity([f for rule in CATALOG for f in rule.run(report)])
+    """Every rule's findings: errors, then warnings, then infos; the order of ``RULES`` within each."""
+    return by_severity([f for rule in RULES for f in rule.run(report)])
 
 
-__all__ = ["CATALOG", "HostKind", "Rule", "UnknownRule", "classify_host", "diagnose", "get_rule", "is_loopback",
+__all__ = ["RULES", "HostKind", "Rule", "UnknownRule", "classify_host", "diagnose", "get_rule", "is_loopback",
            "rule_ids", "run_rule"]

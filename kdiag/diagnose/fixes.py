@@ -13,12 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl,
-                                  client_uses_tls, hostport, join_words, plural, security_protocol, vantage_address)
+from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_index, client_uses_sasl, client_uses_tls,
+                                  security_protocol, vantage_address)
 from kdiag.diagnose.hosts import (BITNAMI_HELM, CONFLUENT_CLOUD, CONTAINER_ID, DOCKER, EC2_INTERNAL, EVENT_HUBS, KUBERNETES,
                                   KUBERNETES_OTHER, MSK, SINGLE_LABEL, STRIMZI, Deployment, classify_host,
                                   detect_deployment, is_loopback)
+from kdiag.diagnose.wording import join_words, plural
 from kdiag.report import BrokerReport, Endpoint, Report
+from probes.hostport import hostport
 
 BIND_ALL = "0.0.0.0"
 _PORT_BASES = (9092, 19092, 29092, 39092, 49092)
@@ -220,7 +222,7 @@ def _option_one(report: Report, brokers: Sequence[BrokerReport], used: Endpoint,
         where = f"{used.host} with its own port"
     else:
         where = "its own outside address"
-    return (f"Option 1: one listener per broker, advertising {where}. Use it only if that address also resolves "
+    return (f"one listener per broker, advertising {where}. Use it only if that address also resolves "
             "and connects from the brokers themselves and from every other client, inside the network too:\n\n"
             + "\n\n".join(blocks))
 
@@ -252,7 +254,7 @@ def _option_two(report: Report, brokers: Sequence[BrokerReport], used: Endpoint,
         external = f"the address this machine used ({used.host})"
     else:
         external = "the address clients outside that network use for the broker"
-    head = (f"Option 2: two listeners per broker. {kept} keeps {inside} for {users}; EXTERNAL, on a new port, "
+    head = (f"two listeners per broker. {kept} keeps {inside} for {users}; EXTERNAL, on a new port, "
             f"advertises {external}:")
     port_list = join_words(sorted(set(ports)))
     if is_loopback(used.host):
@@ -295,12 +297,14 @@ def advertise_reachable_fix(report: Report, brokers: Sequence[BrokerReport], *, 
         return ""
     if shared is None:
         shared = shares_external_host(report, brokers)
-    options = [other_listener_hint(report, then="; change the brokers as below only if clients here must use "
-                                   f"{hostport(used.host, used.port)}"),
-               _option_one(report, brokers, used, shared=shared, allow_loopback=not keep_inside)]
+    options = [_option_one(report, brokers, used, shared=shared, allow_loopback=not keep_inside)]
     if keep_inside:
         options.append(_option_two(report, brokers, used, shared=shared))
-    text = [o for o in options if o]
+    quickest = other_listener_hint(report, then="; change the brokers as below only if clients here must use "
+                                   f"{hostport(used.host, used.port)}")
+    # Numbered from 1 whichever options apply (Option 1 has none for a loopback bootstrap address).
+    text = [quickest] if quickest else []
+    text += [f"Option {number}: {option}" for number, option in enumerate(filter(None, options), start=1)]
     if any(not external_address(report, b, shared=shared).known for b in brokers):
         text.append("Replace each <...> with the address clients outside the network use for that broker.")
     note = deployment_note(report, per_broker_endpoints=True)

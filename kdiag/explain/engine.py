@@ -23,6 +23,11 @@ from kdiag.finding import Finding, by_severity
 
 SCHEMA = "kdiag.explain/1"
 
+# Words of a line that reports an error in any client's language; the first unrecognised lines holding one are
+# named when nothing is recognised (at most MAX_ERROR_LINES, and at most that many looked at per word and block).
+ERROR_WORDS = ("ERROR", "Error", "error", "Exception", "FAIL", "Failed", "failed", "refused", "timed out", "panic:")
+MAX_ERROR_LINES = 5
+
 # Each secret hint as written in practice (lower-casing the block could shift offsets: "İ".lower() is two
 # characters); a line the hints find is then checked properly by Secrets.learn.
 _HINT_CASES = tuple(dict.fromkeys(v for hint in SECRET_HINTS for v in (hint, hint.capitalize(), hint.upper())))
@@ -37,6 +42,7 @@ class Explanation:
     recognised_lines: int = 0
     truncated_lines: int = 0
     binary_lines: int = 0
+    error_lines: tuple[tuple[int, str], ...] = ()  # with no finding: unrecognised lines that look like errors
 
     @property
     def unrecognised_lines(self) -> int:
@@ -68,6 +74,7 @@ def _observe_block(block: Block, scanner: Scanner, seen: Observations) -> None:
     starts = list(accumulate((len(line) + 1 for line in lines), initial=0))
     hits = _lines_holding(joined, starts, NEEDLES)
     hinted = _lines_holding(joined, starts, _HINT_CASES)
+    read: set[int] = set()
     for index in sorted(hits.keys() | hinted.keys()):
         if index in block.binary:
             continue
@@ -79,6 +86,24 @@ def _observe_block(block: Block, scanner: Scanner, seen: Observations) -> None:
             if items:
                 seen.recognised_lines += 1
                 seen.add(LogLine(block.first + index, text), items)
+                read.add(index)
+    if len(seen.error_lines) < MAX_ERROR_LINES:
+        _note_error_lines(block, joined, starts, read, seen)
+
+
+def _note_error_lines(block: Block, joined: str, starts: list[int], recognised: set[int], seen: Observations) -> None:
+    """The first lines of the block that look like errors and that no pattern read (bounded: a few finds)."""
+    found: set[int] = set()
+    for word in ERROR_WORDS:
+        position, looked = joined.find(word), 0
+        while position != -1 and looked < MAX_ERROR_LINES:
+            index = bisect_right(starts, position) - 1
+            looked += 1
+            if index not in recognised and index not in block.binary:
+                found.add(index)
+            position = joined.find(word, starts[index + 1]) if index + 1 < len(starts) else -1
+    for index in sorted(found)[:MAX_ERROR_LINES - len(seen.error_lines)]:
+        seen.error_lines.append((block.first + index, seen.secrets.scrub(block.lines[index])))
 
 
 def _lines_holding(text: str, starts: list[int], needles: Iterable[str]) -> dict[int, set[str]]:
@@ -100,7 +125,9 @@ def explain(blocks: Iterable[Block]) -> Explanation:
     findings = by_severity(findings_from(seen))
     if seen.secrets.values:  # a secret learned late in the log may sit in a line gathered earlier
         findings = [_scrubbed(f, seen.secrets) for f in findings]
-    return Explanation(tuple(findings), seen.lines, seen.recognised_lines, seen.truncated_lines, seen.binary_lines)
+    error_lines = () if findings else tuple((n, seen.secrets.replace_known(text)) for n, text in seen.error_lines)
+    return Explanation(tuple(findings), seen.lines, seen.recognised_lines, seen.truncated_lines, seen.binary_lines,
+                       error_lines)
 
 
 def explain_text(text: str) -> Explanation:
@@ -140,4 +167,5 @@ def explanation_to_dict(explanation: Explanation) -> dict[str, object]:
         "recognised_lines": explanation.recognised_lines,
         "truncated_lines": explanation.truncated_lines,
         "binary_lines": explanation.binary_lines,
+        "error_lines": [{"line_number": n, "line": text} for n, text in explanation.error_lines],
     }

@@ -25,19 +25,21 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, SINGLE_LABEL, UNSPECIFIED,
                                   classify_host, normalise_host)
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.ingress import http_inside_tls
-from kdiag.explain.builders.topics import unexplained
+from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
+from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
+                                    closed_connection, likely, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
-                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
+                                     KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
@@ -60,6 +62,7 @@ _SYMPTOM_ID = {
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
     TOPIC_DENIED: "TOPIC_AUTHORIZATION_FAILED", NO_LEADER: "NO_LEADER", NOT_KAFKA: "NOT_KAFKA",
     KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN", REQUEST_TIMEOUT: "IDLE_CONNECTION_DROPPED",
+    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION",
 }
 
 
@@ -86,21 +89,75 @@ def findings_from(seen: Observations) -> list[Finding]:
     connected = {_endpoint_key(s) for s in kept if s.symptoms & _AFTER_CONNECT}
     findings = []
     for subject in kept:
-        built = BUILDERS[subject.finding_id](subject, replace(context, line=subject.first_line))
-        if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
-            built = _one_address_refused(built, subject)
-        findings.append(built)
+        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
-    if not findings and consequences:
-        findings.append(unexplained(context))
+    if not findings:
+        findings.extend(_consequences_only(context))
     return findings
+
+
+def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple[str | None, int | None]]
+          ) -> list[Finding]:
+    """One subject's finding: certain, or a reading (the line is a guess, or its address's role is unknown)."""
+    built = BUILDERS[subject.finding_id](subject, context)
+    if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
+        return [_one_address_refused(built, subject)]
+    if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
+        other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
+        return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+    if subject.role_guessed:
+        role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
+        other_id = _finding_id(subject.groups[0], role, facts)
+        if other_id != subject.finding_id:
+            other = alternative(subject, role, other_id, subject.role_from or "")
+            return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.guessed:
+        return [likely(built, subject)]
+    return [built]
+
+
+def _consequences_only(context: Context) -> list[Finding]:
+    """No line names a cause: what the client gave up on, and the readings the lines allow (each security
+    mismatch that makes a broker hang up; a port another service uses)."""
+    if context.consequences and context.consequences[0].examples:  # the bootstrap list in force where it gave up
+        context = replace(context, line=context.consequences[0].examples[0][0])
+    symptoms = {g.symptom for g in context.consequences}
+    found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []  # what is certain: records were lost
+    closing = [g for g in context.consequences if g.symptom in CLOSING]
+    down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
+    if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
+        found.extend(bootstrap_down(down, context, BUILDERS))
+    node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
+    if node_down:  # an advertised broker the client never reached, and no line says why
+        found.extend(advertised_down(node_down, context, BUILDERS))
+    if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
+        found.extend(topic_missing(context, BUILDERS))
+    if closing:
+        first = closing[0].first
+        host, port = first.host, first.port
+        if host is None and len(context.bootstrap) == 1:
+            host, port = context.bootstrap[0].host, context.bootstrap[0].port
+        # A client that authenticates is not one sending no SASL: the broker hanging up is its credentials refused.
+        readings = ["SASL_AUTH_FAILED" if context.facts.sasl else "TLS_EXPECTED",
+                    "TLS_EXPECTED" if context.facts.sasl else "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
+        if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
+            readings.append("BOOTSTRAP_TIMEOUT")
+        built = {}
+        for finding_id in readings:
+            subject = Subject(finding_id, tuple(closing), host, port, None, BOOTSTRAP if host else UNKNOWN)
+            built[finding_id] = BUILDERS[finding_id](subject, replace(context, consequences=()))
+        found.extend(closed_connection(Subject("", tuple(closing), host, port), context, built))
+    port_reading = well_known_port(context)
+    if port_reading is not None:
+        found.append(port_reading)
+    return found or ([unexplained(context)] if context.consequences else [])
 
 
 def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
     """The advertised brokers whose address the log shows failing (by node id), as an implied report holds them."""
     failing: dict[int, BrokerReport] = {}
     for subject in subjects:
-        if subject.role != ADVERTISED or subject.node_id is None or subject.host is None:
+        if subject.role not in BROKER_ROLES or subject.node_id is None or subject.host is None:
             continue
         if subject.finding_id == "ADVERTISED_UNRESOLVABLE":
             checks = {"dns": subject.status or "nxdomain"}
@@ -159,49 +216,57 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
     metadata_seen = bool(facts.brokers) or any(ADVERTISED in g.roles for g in groups)
     merged: dict[tuple[object, ...], Subject] = {}
     for group in groups:
-        role, node_id, role_from = _role(group, facts, metadata_seen)
+        role, node_id, role_from, guessed = _role(group, facts, metadata_seen)
         finding_id = _finding_id(group, role, facts)
         first = group.first
         key = (finding_id, normalise_host(first.host) if first.host else first.topic, first.port)
         if first.host is None and first.topic is None:  # "No resolvable bootstrap urls", a PKIX error
             key = next((k for k in merged if k[0] == finding_id), key)  # joins the finding that names the host
         subject = merged.get(key)
+        host, port = first.host, first.port
+        if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
+            host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
+            finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
         if subject is None:
-            merged[key] = Subject(finding_id, (group,), first.host, first.port, node_id, role, role_from)
+            merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:
             merged[key] = Subject(subject.finding_id, subject.groups + (group,), subject.host or first.host,
                                   subject.port or first.port,
                                   subject.node_id if subject.node_id is not None else node_id,
-                                  subject.role if subject.role != UNKNOWN else role, subject.role_from)
+                                  subject.role if subject.role != UNKNOWN else role, subject.role_from,
+                                  subject.role_guessed and guessed)
     return list(merged.values())
 
 
-def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | None, str | None]:
+def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | None, str | None, bool]:
+    """The role of the group's address, how it was worked out when no line names it, and whether that is a
+    guess (then both readings are given)."""
     first = group.first
     node_ids = sorted(n for n in group.node_ids if n >= 0)
     node_id = node_ids[0] if node_ids else _node_of(facts, first.host, first.port)
     if BOOTSTRAP in group.roles:
-        return BOOTSTRAP, None, None
-    if ADVERTISED in group.roles:
-        return ADVERTISED, node_id, None
+        return BOOTSTRAP, None, first.role_from, False
+    for role in (COORDINATOR, ADVERTISED):
+        if role in group.roles:
+            return role, node_id, first.role_from, False
     if first.host is None:
-        return UNKNOWN, node_id, None
+        return UNKNOWN, node_id, None, False
     host = normalise_host(first.host)
     if any(normalise_host(e.host) == host and (first.port is None or e.port == first.port)
            for e in facts.bootstrap):
-        return BOOTSTRAP, None, "it is in the client's bootstrap.servers"
+        return BOOTSTRAP, None, "it is in the client's bootstrap.servers", False
     if node_id is not None:
-        return ADVERTISED, node_id, f"the cluster's metadata lists it as broker {node_id}"
+        return ADVERTISED, node_id, f"the cluster's metadata lists it as broker {node_id}", False
     if first.symptom not in (RESOLVE, CONNECT, NONROUTABLE):
-        return UNKNOWN, None, None
+        return UNKNOWN, None, None, False
     if facts.bootstrap:
-        return ADVERTISED, None, "it is not in the client's bootstrap.servers"
+        return ADVERTISED, None, "it is not in the client's bootstrap.servers", False
     if metadata_seen:
-        return ADVERTISED, None, "the client had fetched the cluster's metadata"
+        return ADVERTISED, None, "the client had fetched the cluster's metadata", False
     kind = classify_host(first.host)
     if kind.kind in ADVERTISED_KINDS:
-        return ADVERTISED, None, f"no line says which; it is {kind.description}, the kind of name brokers advertise"
-    return BOOTSTRAP, None, "no line says which; kdiag takes it for a bootstrap address"
+        return ADVERTISED, None, f"it is {kind.description}, the kind of name brokers advertise", True
+    return BOOTSTRAP, None, "nothing in the address says which, so kdiag reads it first as a bootstrap address", True
 
 
 def _node_of(facts: Facts, host: str | None, port: int | None) -> int | None:
@@ -221,7 +286,7 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     if first.symptom == RESOLVE:
         return "BOOTSTRAP_UNRESOLVABLE" if role == BOOTSTRAP else "ADVERTISED_UNRESOLVABLE"
     if first.symptom == CONNECT:
-        if _ipv6_only_refused(group, kind):
+        if _ipv6_only_refused(group, kind, first.host):
             return "ADVERTISED_ADDRESS_FAMILY_SPLIT"
         if role == BOOTSTRAP:
             return _TCP_ID.get(first.status or "", "BOOTSTRAP_REFUSED")
@@ -235,11 +300,14 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     return _SYMPTOM_ID[first.symptom]
 
 
-def _ipv6_only_refused(group: Group, kind: str | None) -> bool:
+def _ipv6_only_refused(group: Group, kind: str | None, host: str | None) -> bool:
     """A loopback name (localhost) whose refused connects are all to IPv6 addresses: its IPv4 address answers,
-    so the broker listens on IPv4 only (librdkafka logs each address it tries as ipv4# or ipv6#)."""
+    so the broker listens on IPv4 only (librdkafka logs each address it tries as ipv4# or ipv6#). A refused ::1
+    alone (a coordinator's line names no host) is the same: clients reach ::1 through the name localhost."""
     first = group.first
-    return (first.status == "refused" and kind == LOOPBACK and first.host is not None
-            and not classify_host(first.host).is_ip and bool(group.addresses)
-            and all(":" in address for address in group.addresses))
+    if first.status != "refused" or kind != LOOPBACK or host is None or not group.addresses:
+        return False
+    if not classify_host(host).is_ip:
+        return all(":" in address for address in group.addresses)
+    return all(address.strip("[]") == "::1" for address in group.addresses)
 

@@ -111,10 +111,14 @@ class Facts:
     listed: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # (line, node id, endpoint, text)
     topics: list[str] = field(default_factory=list)
     kerberos: bool = False  # the client logs in with Kerberos (GSSAPI in its command line, Java's KerberosLogin)
+    sasl: bool = False  # the client authenticates with SASL (its settings, or its own "Sending username and password")
 
     def add(self, number: int, text: str, fact: Fact) -> None:
         if fact.kind == "kerberos":
             self.kerberos = True
+            return
+        if fact.kind == "sasl":
+            self.sasl = True
             return
         if fact.kind == "topic":
             if fact.name and fact.name not in self.topics and len(self.topics) < MAX_EXAMPLES:
@@ -179,6 +183,7 @@ class Observations:
     truncated_lines: int = 0
     binary_lines: int = 0
     dropped: int = 0  # sightings not kept once MAX_GROUPS distinct things were said
+    error_lines: list[tuple[int, str]] = field(default_factory=list)  # unrecognised lines that look like errors
 
     def add(self, line: LogLine, items: list[Sighting | Fact]) -> None:
         text = self.secrets.scrub(line.text)

@@ -24,13 +24,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.clients import broker, command_line, go, java, kafka_python, kafkajs, librdkafka
+from kdiag.explain.clients import (broker, command_line, go, java, java_gave_up, kafka_errors, kafka_python, kafkajs,
+                                   librdkafka, librdkafka_old)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *java.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
-                           *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS]
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
+                           *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
-kafkajs, Go, kafka-python."""
+kafkajs, Go, the Python clients, and Kafka's own error names as every client spells them."""
 
 
 REMEMBERED_HOSTS = 256
@@ -79,10 +80,11 @@ def _unique(items: list[Item]) -> list[Item]:
     ``% ERROR: Local: Authentication failure: ...: SASL authentication error: ...``); the first wins."""
     seen: set[tuple[object, ...]] = set()
     unique = []
-    # A topic failure read without its topic, beside the same failure read with it, says less: it goes.
-    topical = {item.symptom for item in items if isinstance(item, Sighting) and item.topic is not None}
+    # A failure read without its topic or endpoint, beside the same failure read with one (Kafka's error words
+    # read by kafka_errors, in a line a family's pattern also reads), says less: it goes.
+    placed = {item.symptom for item in items if isinstance(item, Sighting) and (item.topic or item.host)}
     items = [item for item in items
-             if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in topical)]
+             if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in placed)]
     for item in items:
         key = ((item.symptom, item.host, item.port, item.node_id, item.topic) if isinstance(item, Sighting)
                else (item.kind, item.host, item.port, item.node_id, item.name))

@@ -7,17 +7,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.implied import Implied, broker
 from kdiag.explain.observations import MAX_EXAMPLES, Group, message_of
-from kdiag.explain.sightings import ADVERTISED, UNKNOWN
+from kdiag.explain.sightings import BROKER_ROLES, UNKNOWN
 from kdiag.explain.subject import BOOTSTRAP_HOST, Context, Subject
 from kdiag.report import BrokerReport
 from probes.results import KafkaCheck, SaslResult, TlsResult
 
 CLIENT_NAMES = {"librdkafka": "librdkafka", "java": "the Java client", "kafkajs": "kafkajs", "go": "the Go client",
-                "kafka-python": "kafka-python", "any": "the client"}
+                "kafka-python": "kafka-python", "aiokafka": "aiokafka", "broker": "the broker", "any": "the client"}
 
 _THIS_MACHINE = "(In the fix below, \"this machine\" is the client's machine, where the log comes from.)"
 
@@ -107,7 +107,7 @@ def secured(subject: Subject, context: Context, *, tls: TlsResult | None = None,
              kafka: KafkaCheck | None = None, **facts: Any) -> Implied:
     """The implied report with one endpoint's TLS handshake, SASL exchange or Kafka answer: the
     bootstrap's, or an advertised broker's (the bootstrap then did what the client asked)."""
-    if subject.role == ADVERTISED and subject.host is not None:
+    if subject.role in BROKER_ROLES and subject.host is not None:
         ok_tls = TlsResult("ok") if tls is not None else None
         ok_sasl = SaslResult("ok") if sasl is not None else None
         target = advertised_broker(subject, tls=tls, sasl=sasl, kafka=kafka.status if kafka else "ok")

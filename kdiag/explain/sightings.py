@@ -38,6 +38,7 @@ TOPIC_DENIED = "topic_denied"
 NO_LEADER = "no_leader"  # detail: LEADER_NOT_AVAILABLE | LISTENER_NOT_FOUND
 NOT_KAFKA = "not_kafka"  # the port answered with something else (detail: what)
 NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
+BROKER_CLOSED = "broker_closed"  # the broker says it turned a connection away (detail: its words)
 REQUEST_TIMEOUT = "request_timeout"  # a request on a connection that was up got no answer (detail: the request)
 
 # Consequences: the client failed, and the line does not say why.
@@ -49,14 +50,17 @@ NO_NODE = "no_node"  # Java admin: Timed out waiting for a node assignment
 METADATA_FAILED = "metadata_failed"  # kcat: Failed to acquire metadata
 BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p (id: -1 rack: null) disconnected
 CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
+ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN})
 
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"
 ADVERTISED = "advertised"
+COORDINATOR = "coordinator"  # a consumer group's coordinator: an advertised broker the client reached through metadata
 UNKNOWN = "unknown"
+BROKER_ROLES = (ADVERTISED, COORDINATOR)  # the roles of an address the cluster's metadata gave the client
 
 # Client families.
 LIBRDKAFKA = "librdkafka"  # confluent-kafka (Python, Go, .NET), kcat, rdkafka-based clients
@@ -64,6 +68,8 @@ JAVA = "java"  # the Java client, the console tools, Kafka Connect, and the brok
 KAFKAJS = "kafkajs"
 GO = "go"  # Sarama, franz-go, segmentio/kafka-go (Go's net and crypto/tls errors)
 KAFKA_PYTHON = "kafka-python"
+AIOKAFKA = "aiokafka"
+BROKER = "broker"  # the broker's own log, about what a client sent it
 ANY = "any"  # Kafka's own error text, the same in every client
 
 
@@ -87,6 +93,8 @@ class Sighting:
     detail: str | None = None  # the rest that matters: the client's own error words, a frame size, a count
     up_ms: int | None = None  # REQUEST_TIMEOUT: how long the connection had been up (librdkafka: "in state UP")
     related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
+    guess: str | None = None  # the line is itself a guess (the client's own "might be caused by ..."): its words
+    role_from: str | None = None  # how the line shows the role when it does not name it (a produce, a group join)
 
 
 @dataclass(frozen=True)

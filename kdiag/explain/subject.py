@@ -10,11 +10,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from kdiag.diagnose.facts import hostport
 from kdiag.explain.implied import Implied, broker
 from kdiag.explain.observations import MAX_EXAMPLES, Facts, Group
 from kdiag.explain.sightings import BOOTSTRAP, UNKNOWN
 from kdiag.report import BrokerReport, Endpoint
+from probes.hostport import hostport
 
 BOOTSTRAP_LIST = "<bootstrap.servers>"  # in a command: the client's whole list
 BOOTSTRAP_HOST = "<bootstrap host>"  # in a broker setting: the address clients use
@@ -35,6 +35,12 @@ class Subject:
     node_id: int | None = None
     role: str = UNKNOWN
     role_from: str | None = None  # how the role was worked out when no line said it
+    role_guessed: bool = False  # no line and no fact says the role: it is a guess, and both readings are given
+
+    @property
+    def guessed(self) -> bool:
+        """Every line is the client's own guess (librdkafka's ``might be caused by``)."""
+        return all(g.first.guess for g in self.groups)
 
     @property
     def count(self) -> int:

@@ -5,5 +5,5 @@ imported there and nowhere else, and only when a fleet command runs. ``kdiag.fle
 realistic reports with the real report model and diagnosis rules, with the incidents it planted;
 ``kdiag.fleet.reference`` computes the same tables in plain Python (the ground truth the tests and
 the benchmark compare against). ``kdiag.fleet.tables`` declares the output tables' columns, the
-contract README documents.
+contract docs/report.md documents.
 """

@@ -18,6 +18,7 @@ from typing import Any
 from kdiag.fleet.inputs import FILE_SUFFIXES, local_files
 from kdiag.fleet.tables import SAMPLES, STALE_INTERVALS
 from kdiag.report import SCHEMA
+from probes.hostport import hostport
 
 SAMPLE_CHARS = 500
 
@@ -32,8 +33,7 @@ def scrub_sample(line: str) -> str:
 
 
 def endpoint_text(host: Any, port: Any) -> str:
-    host = str(host)
-    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+    return hostport(str(host), port)
 
 
 def percentile(values: list[float], fraction: float) -> float | None:

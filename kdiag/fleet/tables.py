@@ -1,5 +1,5 @@
-"""The fleet pipeline's output tables and their columns: a contract, documented in README beside the
-report schema. The Spark job writes each as Parquet under ``--out/<table>/``; the plain-Python
+"""The fleet pipeline's output tables and their columns: a contract, documented in docs/report.md beside
+the report schema. The Spark job writes each as Parquet under ``--out/<table>/``; the plain-Python
 reference (``kdiag.fleet.reference``) produces rows with the same keys."""
 
 from __future__ import annotations

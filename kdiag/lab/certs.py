@@ -22,6 +22,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kdiag.lab.steptool import failed
+
 CA_NAME = "kdiag lab CA"
 OPENSSL_TIMEOUT = 60.0
 PLAIN_USERS = {"admin": "admin-secret", "alice": "alice-secret"}
@@ -143,10 +145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, _, san in servers:
             issue(arguments.directory, name, san=san)
     except (OSError, subprocess.SubprocessError) as error:
-        stderr = getattr(error, "stderr", None)
-        detail = stderr.decode(errors="replace").strip() if isinstance(stderr, bytes) else ""
-        print(f"error: {error}" + (f": {detail}" if detail else ""), file=sys.stderr)
-        return 1
+        return failed(error)
     return 0
 
 

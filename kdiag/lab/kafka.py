@@ -1,10 +1,15 @@
-"""A real Apache Kafka broker (KRaft, combined broker+controller) run from the Maven Central jars.
+"""A real Apache Kafka broker (KRaft, combined broker+controller; ZooKeeper mode for 2.x) run from the Maven
+Central jars.
 
 ``install(version)`` resolves the jars once per version with Maven into a cache outside the repository.
 ``KafkaBroker.start(spec, ...)`` writes ``server.properties`` and a logging config, formats the storage
 with ``kafka.tools.StorageTool`` and runs ``kafka.Kafka`` as a child process in its own process group
 (inside a network namespace when asked) until it is ready, or raises ``KafkaStartError``.
 ``KafkaCluster`` does the same for several combined nodes sharing one static controller quorum.
+
+Kafka 2.x has no KRaft: ``uses_zookeeper(version)``. Its node runs a ZooKeeper server first (from the
+ZooKeeper jar that comes with Kafka's, on the spec's ``controller_port``, which ZooKeeper mode has no other
+use for) and the broker with ``zookeeper.connect`` pointing at it; no storage is formatted.
 
 Nothing here needs Docker or a Kafka tarball: Java 17, Maven and a reachable Maven Central are enough.
 """
@@ -33,6 +38,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from probes.deadline import Deadline
+from probes.hostport import hostport
 
 DEFAULT_VERSIONS: tuple[str, ...] = ("4.4.0", "3.9.2")
 """The Kafka releases kdiag is tested against: the newest 4.x on Maven Central and the last 3.x."""
@@ -41,6 +47,8 @@ KAFKA_VERSION: str = os.environ.get("KDIAG_KAFKA_VERSION") or DEFAULT_VERSIONS[0
 """The version used when none is given (``KDIAG_KAFKA_VERSION``, else the newest supported)."""
 
 POM_PATH = Path(__file__).with_name("kafka-pom.xml")
+SCALA212_POM_PATH = Path(__file__).with_name("kafka-pom-scala212.xml")
+"""Kafka before 2.4 was built for Scala 2.11 and 2.12 only: its jars come from this pom (kafka_2.12)."""
 CONTROLLER_LISTENER = "CONTROLLER"
 """The listener name of the KRaft controller endpoint; reserved, client listeners may not use it."""
 
@@ -145,6 +153,31 @@ def _major(version: str) -> int:
     return int(version.split(".", 1)[0])
 
 
+def _release(version: str) -> tuple[int, int]:
+    major, minor = version.split(".")[:2]
+    return int(major), int(minor)
+
+
+def _scala(version: str) -> str:
+    """The Scala binary version of the ``kafka_<scala>`` artifact kdiag installs for ``version``."""
+    return "2.12" if _release(version) < (2, 4) else "2.13"
+
+
+def _pom(version: str) -> Path:
+    return SCALA212_POM_PATH if _scala(version) == "2.12" else POM_PATH
+
+
+def core_jar(lib: Path, version: str) -> Path:
+    """The broker's own jar (``kafka_2.13-4.4.0.jar``) among the installed ones."""
+    return lib / f"kafka_{_scala(version)}-{version}.jar"
+
+
+def uses_zookeeper(version: str) -> bool:
+    """Whether ``version`` runs in ZooKeeper mode here: before 3.x (KRaft came in 2.8 as early access, and
+    was first declared ready for production in 3.3; the lab runs 3.x and later as KRaft)."""
+    return _major(version) < 3
+
+
 def _logging(version: str) -> _Logging:
     return _LOG4J2 if _major(version) >= 4 else _RELOAD4J
 
@@ -177,7 +210,7 @@ def install(version: str, *, timeout: float = _INSTALL_TIMEOUT) -> Path:
     home = cache_root() / version
     lib = home / "lib"
     marker = home / "installed"
-    stamp = f"{version} {hashlib.sha256(POM_PATH.read_bytes()).hexdigest()}\n"
+    stamp = f"{version} {hashlib.sha256(_pom(version).read_bytes()).hexdigest()}\n"
     if _read_text(marker) == stamp:
         return lib
     home.mkdir(parents=True, exist_ok=True)
@@ -196,7 +229,7 @@ def _resolve_jars(version: str, lib: Path, *, timeout: float) -> None:
     if mvn is None:
         raise KafkaInstallError("mvn not found on PATH: install Maven 3.8+ (apt-get install maven)")
     command = [
-        mvn, "-q", "-B", "-f", str(POM_PATH), f"-Dkafka.version={version}", "-P", _logging(version).profile,
+        mvn, "-q", "-B", "-f", str(_pom(version)), f"-Dkafka.version={version}", "-P", _logging(version).profile,
         "dependency:copy-dependencies", "-DincludeScope=runtime", f"-DoutputDirectory={lib}",
     ]  # fmt: skip
     try:
@@ -205,8 +238,8 @@ def _resolve_jars(version: str, lib: Path, *, timeout: float) -> None:
         raise KafkaInstallError(f"mvn did not resolve Kafka {version} within {timeout:.0f}s") from None
     if done.returncode != 0:
         raise KafkaInstallError(f"mvn could not resolve Kafka {version}: {_first_error(done.stdout + done.stderr)}")
-    if not (lib / f"kafka_2.13-{version}.jar").is_file():
-        raise KafkaInstallError(f"mvn succeeded but {lib} has no kafka_2.13-{version}.jar")
+    if not core_jar(lib, version).is_file():
+        raise KafkaInstallError(f"mvn succeeded but {lib} has no {core_jar(lib, version).name}")
 
 
 def _first_error(output: str) -> str:
@@ -235,7 +268,7 @@ _RECORD = re.compile(r"^\[\d{4}-\d\d-\d\d [\d:,]+\] (?P<level>[A-Z]+) ")
 _FRAME = re.compile(r"^\s+(?:at |\.\.\. \d+ more)")
 
 
-def _first_log_error(text: str, *, lines: int = 12, width: int = 300) -> list[str]:
+def first_log_error(text: str, *, lines: int = 12, width: int = 300) -> list[str]:
     """The first ERROR or FATAL record of a broker log: its line and its exception chain without stack frames.
 
     Kafka logs the reason it cannot start (``Socket server failed to bind to …``) once, then a shutdown of
@@ -276,8 +309,7 @@ class Listener:
 
     @property
     def url(self) -> str:
-        host = f"[{self.host}]" if ":" in self.host else self.host
-        return f"{self.name}://{host}:{self.port}"
+        return f"{self.name}://{hostport(self.host, self.port)}"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -325,18 +357,33 @@ class BrokerSpec:
         """The ``controller.quorum.voters`` value."""
         return self.quorum_voters or f"{self.node_id}@{self.controller_host}:{self.controller_port}"
 
+    @property
+    def zookeeper(self) -> tuple[str, int]:
+        """ZooKeeper mode: where the cluster's ZooKeeper listens, the first voter's address (``zookeeper.connect``)."""
+        first = self.voters.split(",", 1)[0].split("@", 1)[1]
+        host, _, port = first.rpartition(":")
+        return host.strip("[]"), int(port)
+
+    @property
+    def runs_zookeeper(self) -> bool:
+        """ZooKeeper mode: whether this node runs the cluster's ZooKeeper (it is the first voter)."""
+        return self.zookeeper == (self.controller_host, self.controller_port)
+
     def server_properties(self, *, version: str, data_dir: Path) -> dict[str, str]:
         """The ``server.properties`` entries for Kafka ``version`` storing its logs in ``data_dir``."""
         controller = Listener(CONTROLLER_LISTENER, self.controller_host, self.controller_port)
+        if uses_zookeeper(version):
+            mode = {"broker.id": str(self.node_id), "zookeeper.connect": hostport(*self.zookeeper),
+                    "zookeeper.connection.timeout.ms": "30000"}
+            own = self.listeners
+        else:
+            mode = {"process.roles": "broker,controller", "node.id": str(self.node_id),
+                    "controller.quorum.voters": self.voters, "controller.listener.names": CONTROLLER_LISTENER}
+            own = (*self.listeners, controller)
         properties = {
-            "process.roles": "broker,controller",
-            "node.id": str(self.node_id),
-            "controller.quorum.voters": self.voters,
-            "controller.listener.names": CONTROLLER_LISTENER,
-            "listeners": ",".join(listener.url for listener in (*self.listeners, controller)),
-            "listener.security.protocol.map": ",".join(
-                f"{listener.name}:{listener.protocol}" for listener in (*self.listeners, controller)
-            ),
+            **mode,
+            "listeners": ",".join(listener.url for listener in own),
+            "listener.security.protocol.map": ",".join(f"{listener.name}:{listener.protocol}" for listener in own),
             "inter.broker.listener.name": self.inter_broker_listener or self.listeners[0].name,
             "log.dirs": str(data_dir),
             "num.partitions": "1",
@@ -487,8 +534,11 @@ class KafkaBroker:
         self.cluster_id = cluster_id
         self.log_path = workdir / _LOG
         self._process = process
-        self._started_line = re.compile(rf"\[KafkaRaftServer nodeId={spec.node_id}\] Kafka Server started")
+        self._started_line = re.compile(
+            rf"\[KafkaServer id={spec.node_id}\] started" if uses_zookeeper(version)
+            else rf"\[KafkaRaftServer nodeId={spec.node_id}\] Kafka Server started")
         self._started_seen = False
+        self.zookeeper: subprocess.Popen[bytes] | None = None  # ZooKeeper mode: the server this node runs
 
     @classmethod
     def start(
@@ -526,25 +576,29 @@ class KafkaBroker:
 
     @classmethod
     def _launch(cls, node: _PreparedNode, *, netns: str | None) -> KafkaBroker:
-        """Start the prepared node's process without waiting for it (in the calling thread: see ``start``)."""
-        command = [*_parent_death_guard(), *(("ip", "netns", "exec", netns) if netns else ())]
-        command += [*uts_hostname_prefix(node.spec.hostname), *node.java, "kafka.Kafka", str(node.workdir / _PROPERTIES)]
-        with (node.workdir / _LOG).open("ab") as log:
-            process = subprocess.Popen(
-                command, cwd=node.workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                start_new_session=True,
-            )  # fmt: skip
+        """Start the prepared node's process without waiting for it (in the calling thread: see ``start``);
+        in ZooKeeper mode, the ZooKeeper server first when this node runs it (the broker waits for it)."""
+        prefix = [*_parent_death_guard(), *(("ip", "netns", "exec", netns) if netns else ())]
+        zookeeper = None
+        if uses_zookeeper(node.version) and node.spec.runs_zookeeper:
+            zookeeper = _spawn([*prefix, *node.java, "-Dzookeeper.admin.enableServer=false",
+                                "-Dzookeeper.jmx.log4j.disable=true",
+                                "org.apache.zookeeper.server.ZooKeeperServerMain", str(node.spec.controller_port),
+                                str(node.workdir / "zookeeper")], node.workdir, "zookeeper.log")
+        process = _spawn([*prefix, *uts_hostname_prefix(node.spec.hostname), *node.java, "kafka.Kafka",
+                          str(node.workdir / _PROPERTIES)], node.workdir, _LOG)
         broker = cls(
             spec=node.spec, version=node.version, workdir=node.workdir, netns=netns, cluster_id=node.cluster_id,
             process=process,
         )  # fmt: skip
+        broker.zookeeper = zookeeper
         _RUNNING.add(broker)
         return broker
 
     def _start_error(self, reason: str) -> KafkaStartError:
         return KafkaStartError(
             reason, version=self.version, workdir=self.workdir, log_tail=self.log_tail(),
-            first_error=_first_log_error(_read_text(self.log_path) or ""),
+            first_error=first_log_error(_read_text(self.log_path) or ""),
         )  # fmt: skip
 
     @property
@@ -566,8 +620,7 @@ class KafkaBroker:
     @property
     def bootstrap_servers(self) -> str:
         """``client_address`` as ``host:port`` for a client's ``bootstrap.servers``."""
-        host, port = self.client_address
-        return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+        return hostport(*self.client_address)
 
     def has_logged_started(self) -> bool:
         """Whether the log holds ``[KafkaRaftServer nodeId=N] Kafka Server started``."""
@@ -674,6 +727,15 @@ class KafkaCluster:
         self.stop()
 
 
+def _spawn(command: Sequence[str], workdir: Path, log_name: str) -> subprocess.Popen[bytes]:
+    """Run ``command`` in ``workdir`` as the leader of its own process group, its output to ``log_name``."""
+    with (workdir / log_name).open("ab") as log:
+        return subprocess.Popen(
+            command, cwd=workdir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )  # fmt: skip
+
+
 def _wait_until_ready(
     brokers: Sequence[KafkaBroker], ready: ReadyCheck, *, deadline: Deadline, timeout: float
 ) -> None:
@@ -751,7 +813,10 @@ def _prepare_node(
         _java(version, workdir), *HEAP_OPTS, *FAST_START_OPTS, f"-Dkafka.logs.dir={workdir}",
         logging.jvm_option(workdir / logging.config_name), "-cp", str(lib / "*"),
     )  # fmt: skip
-    cluster_id = _format_storage(java, workdir, cluster_id, version=version, deadline=deadline)
+    if uses_zookeeper(version):
+        cluster_id = cluster_id or ""  # ZooKeeper mode: the cluster id is ZooKeeper's to assign, at first start
+    else:
+        cluster_id = _format_storage(java, workdir, cluster_id, version=version, deadline=deadline)
     return _PreparedNode(spec=spec, version=version, workdir=workdir, cluster_id=cluster_id, java=java)
 
 
@@ -787,7 +852,7 @@ def _format_storage(
         reason = "formatting the storage timed out" if done is None else f"StorageTool format exited {done.returncode}"
         raise KafkaStartError(
             reason, version=version, workdir=workdir, log_tail=_tail(log_path),
-            first_error=_first_log_error(_read_text(log_path) or ""),
+            first_error=first_log_error(_read_text(log_path) or ""),
         )  # fmt: skip
     return cluster_id
 
@@ -805,6 +870,9 @@ def _stop(brokers: Sequence[KafkaBroker], *, timeout: float = STOP_GRACE) -> Non
             _signal_group(broker._process, signal.SIGKILL)
             broker._process.wait(5.0)
     for broker in brokers:
+        if broker.zookeeper is not None and broker.zookeeper.poll() is None:
+            _signal_group(broker.zookeeper, signal.SIGKILL)  # its brokers are gone: nothing to shut down cleanly
+            broker.zookeeper.wait(5.0)
         _RUNNING.discard(broker)
 
 

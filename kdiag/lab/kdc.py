@@ -29,6 +29,8 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from kdiag.lab.steptool import failed
+
 KDC_PORT = 88
 COMMAND_TIMEOUT = 30.0
 NETNS_ETC = Path("/etc/netns")
@@ -155,10 +157,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                        canonicalize=arguments.dns_canonicalize_hostname, kinit=arguments.kinit)
         return 0
     except (OSError, subprocess.SubprocessError) as error:
-        stderr = getattr(error, "stderr", None)
-        detail = stderr.decode(errors="replace").strip() if isinstance(stderr, bytes) else ""
-        print(f"error: {error}" + (f": {detail}" if detail else ""), file=sys.stderr)
-        return 1
+        return failed(error)
 
 
 if __name__ == "__main__":

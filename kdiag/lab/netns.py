@@ -820,7 +820,7 @@ def _claim(layout: Layout) -> bool:
     return True
 
 
-def _owner_alive(state_dir: Path) -> bool:
+def owner_alive(state_dir: Path) -> bool:
     try:
         record = json.loads((state_dir / "owner.json").read_text())
         return _process_start_time(int(record["pid"])) == record["start_time"]
@@ -831,7 +831,7 @@ def _owner_alive(state_dir: Path) -> bool:
 def _live_groups(prefix: str) -> set[str]:
     if not STATE_ROOT.is_dir():
         return set()
-    return {entry.name for entry in STATE_ROOT.iterdir() if entry.name.startswith(prefix) and _owner_alive(entry)}
+    return {entry.name for entry in STATE_ROOT.iterdir() if entry.name.startswith(prefix) and owner_alive(entry)}
 
 
 def _owned_by(name: str, groups: set[str]) -> bool:
@@ -863,7 +863,7 @@ def cleanup_stale(prefix: str = DEFAULT_PREFIX) -> list[str]:
     if STATE_ROOT.is_dir():
         for state_dir in STATE_ROOT.iterdir():
             # Judged now, not from ``live``: a run may have registered since.
-            if state_dir.name.removeprefix(_DRAFT).startswith(prefix) and not _owner_alive(state_dir):
+            if state_dir.name.removeprefix(_DRAFT).startswith(prefix) and not owner_alive(state_dir):
                 _stop_recorded_dnsmasq(state_dir)
                 shutil.rmtree(state_dir, ignore_errors=True)
     _rmdir_if_empty(NETNS_ETC)

@@ -301,7 +301,7 @@ def running_labs(name: str | None = None, *, mode: Mode | None = "up") -> list[R
             record = json.loads(record_path.read_text())
         except (OSError, ValueError):
             continue
-        if not netns._owner_alive(state_dir):  # same package: the owner record is netns's
+        if not netns.owner_alive(state_dir):
             continue
         if (name is None or record.get("scenario") == name) and (mode is None or record.get("mode") == mode):
             labs.append(RunningLab(record.get("scenario", "?"), record.get("mode", "?"), int(record.get("pid", 0)),
@@ -319,19 +319,19 @@ def stop_running(name: str | None = None, *, wait: float = STOP_WAIT) -> tuple[l
     for lab in labs:
         _signal_owner(lab, signal.SIGTERM)
     deadline = time.monotonic() + wait
-    while any(netns._owner_alive(lab.state_dir) for lab in labs) and time.monotonic() < deadline:
+    while any(netns.owner_alive(lab.state_dir) for lab in labs) and time.monotonic() < deadline:
         time.sleep(0.1)
-    stuck = [lab for lab in labs if netns._owner_alive(lab.state_dir)]
+    stuck = [lab for lab in labs if netns.owner_alive(lab.state_dir)]
     for lab in stuck:
         _signal_owner(lab, signal.SIGKILL)  # its brokers die with it (parent-death signal)
     deadline = time.monotonic() + 5.0
-    while any(netns._owner_alive(lab.state_dir) for lab in stuck) and time.monotonic() < deadline:
+    while any(netns.owner_alive(lab.state_dir) for lab in stuck) and time.monotonic() < deadline:
         time.sleep(0.05)
     return labs, cleanup_stale()
 
 
 def _signal_owner(lab: RunningLab, signum: signal.Signals) -> None:
-    if netns._owner_alive(lab.state_dir):  # the pid is still that run's, not a recycled one
+    if netns.owner_alive(lab.state_dir):  # the pid is still that run's, not a recycled one
         try:
             os.kill(lab.pid, signum)
         except ProcessLookupError:

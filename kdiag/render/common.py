@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from kdiag.render.finding import evidence_value
+from kdiag.render.finding_layout import evidence_value
 from kdiag.report import BrokerReport, Endpoint, Report, Stage
 
 HEALTHY = "No problems found: every advertised broker resolves and answers from here."

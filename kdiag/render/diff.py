@@ -42,7 +42,7 @@ def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
     from rich.text import Text
 
     from kdiag.render.console import console_text, text_console
-    from kdiag.render.finding import draw_finding
+    from kdiag.render.finding_layout import draw_finding
 
     console = text_console(width=width, color=color)
     console.print(Text("kdiag diff", style="bold"))
@@ -68,7 +68,7 @@ def _text(diff: ReportDiff, *, width: int, color: bool) -> str:
 
 
 def _markdown(diff: ReportDiff) -> str:
-    from kdiag.render.finding import finding_markdown
+    from kdiag.render.finding_layout import finding_markdown
     from kdiag.render.markup import inline_code, table_cell
 
     blocks = ["## kdiag diff", "\n".join(f"- {_heading(side)}" for side in (diff.a, diff.b)), f"**{_verdict(diff)}**"]

@@ -1,6 +1,6 @@
 """``kdiag explain``'s answer as text, Markdown or JSON: pure functions of an ``Explanation``.
 
-Findings are drawn exactly as in a report (``kdiag.render.finding``), so a support engineer reads one
+Findings are drawn exactly as in a report (``kdiag.render.finding_layout``), so a support engineer reads one
 format whichever command produced it.
 """
 
@@ -14,6 +14,10 @@ from kdiag.render.formats import Format, draw
 
 NOTHING_RECOGNISED = "No Kafka client error recognised in {lines}: kdiag explain has nothing to say about it."
 NO_PROBLEM = "No problem found in {lines}: what kdiag recognised ({recognised}) is not an error."
+LOOKED_LIKE_ERRORS = "These lines look like errors, in words kdiag does not know:"
+RUN_NEXT = ("Run kdiag bootstrap <bootstrap.servers> on the client's machine, with its security settings (-X "
+            "security.protocol=... -X sasl.mechanisms=...): it checks DNS, the connection, TLS, SASL and every "
+            "advertised broker itself.")
 
 
 def render_explanation(explanation: Explanation, fmt: Format, *, width: int = 100, color: bool = False,
@@ -46,13 +50,20 @@ def summary_line(explanation: Explanation) -> str:
     return "kdiag explain: " + ", ".join(parts) + "."
 
 
+def unread_errors(explanation: Explanation) -> list[str]:
+    """With no finding: the lines that looked like errors, and what to run next ([] when none looked so)."""
+    if explanation.findings or not explanation.error_lines:
+        return []
+    return [LOOKED_LIKE_ERRORS, *(f"  line {n}: {text}" for n, text in explanation.error_lines), RUN_NEXT]
+
+
 def render_text(explanation: Explanation, *, width: int = 100, color: bool = False) -> str:
     if not explanation.findings:
-        return summary_line(explanation) + "\n"
+        return "\n".join([summary_line(explanation), *unread_errors(explanation)]) + "\n"
     from rich.text import Text
 
     from kdiag.render.console import console_text, text_console
-    from kdiag.render.finding import draw_finding
+    from kdiag.render.finding_layout import draw_finding
 
     console = text_console(width=width, color=color)
     console.print(Text(summary_line(explanation), style="bold"))
@@ -63,8 +74,11 @@ def render_text(explanation: Explanation, *, width: int = 100, color: bool = Fal
 
 
 def render_markdown(explanation: Explanation) -> str:
-    from kdiag.render.finding import finding_markdown
+    from kdiag.render.finding_layout import finding_markdown
 
     blocks = ["## kdiag explain", summary_line(explanation)]
+    unread = unread_errors(explanation)
+    if unread:
+        blocks.append("\n".join([unread[0], "", *(f"- `{line.strip()}`" for line in unread[1:-1]), "", unread[-1]]))
     blocks.extend(finding_markdown(f) for f in explanation.findings)
     return "\n\n".join(blocks) + "\n"

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from kdiag.render import common
-from kdiag.render.finding import finding_markdown
+from kdiag.render.finding_layout import finding_markdown
 from kdiag.render.markup import inline_code, table_cell
 from kdiag.report import Report
 

@@ -1,7 +1,7 @@
 """The view of ``kdiag pcap`` and of ``--capture``: a CaptureSummary as text, JSON or Markdown.
 
 The text is a tcpdump-like timeline, the summary, then the findings (drawn as every command draws
-them, ``kdiag.render.finding``); the Markdown the same, ready to paste into a ticket. Pure: summary
+them, ``kdiag.render.finding_layout``); the Markdown the same, ready to paste into a ticket. Pure: summary
 in, string out. Every string a capture holds came off the wire: the TEXT and MARKDOWN views show the
 summary as ``kdiag.render.safe.displayable`` makes it (scrubbed, printable); JSON stays exact.
 """
@@ -16,7 +16,7 @@ from rich.text import Text
 from kdiag.capture.model import FAILED_HANDSHAKES, KAFKA, CapturedMetadata, CaptureSummary, TimelineEvent
 from kdiag.render.formats import Format, draw
 from kdiag.render.console import console_text, text_console
-from kdiag.render.finding import draw_finding, finding_markdown
+from kdiag.render.finding_layout import draw_finding, finding_markdown
 from kdiag.render.markup import fence, inline_code, table_cell
 from kdiag.report import Endpoint
 from probes.results import KafkaBroker

@@ -8,7 +8,7 @@ from rich.text import Text
 
 from kdiag.render import common
 from kdiag.render.console import STAGE_SYMBOL, TONE_STYLE, console_text, text_console
-from kdiag.render.finding import draw_finding
+from kdiag.render.finding_layout import draw_finding
 from kdiag.report import Report
 
 

@@ -30,9 +30,9 @@ DURATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0
 
 def catalog_severities() -> dict[str, str]:
     """Every diagnosis rule's id with the worst severity it reports: the ``kdiag_finding`` series."""
-    from kdiag.diagnose import CATALOG
+    from kdiag.diagnose import RULES
 
-    return {rule.id: rule.severity for rule in CATALOG}
+    return {rule.id: rule.severity for rule in RULES}
 
 
 def report_families(report: Report, brokers: Mapping[BrokerKey, tuple[bool, float]],

@@ -18,9 +18,15 @@ from probes.codec.reader import MalformedFrame, Reader
 from probes.codec.writer import Writer
 from probes.results import ForeignBytes
 
-# kdiag's cap on one response. Kafka brokers cap requests at 100 MiB (socket.request.max.bytes); a
-# Metadata response of a very large cluster is a few MiB. Anything above this is not a sane frame.
-MAX_FRAME_SIZE = 64 * 1024 * 1024
+MAX_FRAME_SIZE = 128 * 1024 * 1024
+"""The largest length a Kafka frame declares, either way: one cap for the probe and the capture.
+
+Why 128 MiB: a broker accepts requests up to ``socket.request.max.bytes`` (100 MiB by default) and
+answers fetches up to ``fetch.max.bytes`` (50 MiB), so every real frame a capture sees fits under it;
+a larger declared length is a desynchronised stream or another protocol (a TLS record's first bytes
+read as 352 MiB, ``HTTP`` as 1.2 GiB). It is a plausibility line, not a memory bound: the probe reads
+each answer under its API's own cap (``probes.limits``) and the capture buffers at most ``DECODE_CAP``.
+"""
 
 
 class NotKafka(MalformedFrame):

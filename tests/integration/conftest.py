@@ -7,15 +7,16 @@ because in CI an integration test that did not run must not look like one that p
 
 from __future__ import annotations
 
+import select
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from kdiag.lab.kafka import DEFAULT_VERSIONS, KAFKA_VERSION, KafkaBroker, loopback_specs
+from tests.waiting import wait_until
 
 
 @pytest.fixture(scope="session", params=DEFAULT_VERSIONS)
@@ -50,7 +51,8 @@ def filtered_port() -> Iterator[int]:
         filler.setblocking(False)
         filler.connect_ex(("127.0.0.1", port))
         fillers.append(filler)
-    time.sleep(0.2)
+    # the queue is full once the first filler's handshake completed (the kernel holds no more than one)
+    wait_until(lambda: select.select([], fillers[:1], [], 0)[1], 5, "the first filler connected")
     probe = socket.socket()
     probe.settimeout(1.0)
     try:

@@ -6,7 +6,6 @@ runs the real entry point, asserting exit status, stages and findings in the JSO
 
 from __future__ import annotations
 
-import time
 from dataclasses import replace
 
 import pytest
@@ -14,6 +13,7 @@ import pytest
 from kdiag.lab.kafka import (DEFAULT_VERSIONS, KafkaBroker, KafkaCluster, Listener, free_ports, loopback_specs,
                              two_listener_spec)
 from tests.kdiag_cli import run_kdiag
+from tests.waiting import wait_until
 
 EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
 
@@ -163,10 +163,8 @@ def test_a_metadata_answer_over_the_cap_is_followed_by_one_for_consumer_offsets_
         options = BootstrapOptions(targets=parse_bootstrap(broker.bootstrap_servers), timeout=60.0)
         first = run_bootstrap(options)  # its coordinator check makes the broker create __consumer_offsets
         assert first.findings == () and len(first.cluster.topics) >= 100, first.findings
-        deadline = time.monotonic() + 30
-        while "__consumer_offsets" not in admin.list_topics(timeout=10).topics:
-            assert time.monotonic() < deadline, "no __consumer_offsets within 30 s"
-            time.sleep(0.2)
+        wait_until(lambda: "__consumer_offsets" in admin.list_topics(timeout=10).topics, 30, "__consumer_offsets",
+                   step=0.2)
         monkeypatch.setitem(limits.RESPONSE_SIZE, MetadataRequest.API_KEY, 4096)
         report = run_bootstrap(options)
 

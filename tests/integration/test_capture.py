@@ -21,19 +21,20 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 
+from kdiag.capture.pcapio import FIN, RST, CaptureFormatError, CaptureReader, parse_tcp
 from kdiag.capture.session import analyse_file, finish_live_capture, start_live_capture
 from kdiag.capture.live import has_capture_permission
 from kdiag.capture.model import CaptureSummary
 from kdiag.render.pcap import render_text
 from kdiag.lab.kafka import KafkaBroker, two_listener_spec
 from probes.codec import ApiVersionsRequest, KafkaClientProtocol, MetadataRequest
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.broker
 
@@ -65,10 +66,31 @@ def tcpdump(path: Path, port: int) -> Iterator[None]:
         pytest.fail(f"tcpdump did not start: {line.strip()}", pytrace=False)
     try:
         yield
+        wait_until(lambda: connections_closed(path), 10, f"every connection in {path.name} closed both ways")
     finally:
-        time.sleep(0.3)  # the last FIN/ACKs
         process.send_signal(signal.SIGINT)
         process.communicate(timeout=10)
+
+
+def connections_closed(path: Path) -> bool:
+    """The capture holds a connection, and every one it holds was closed both ways (a FIN from each side,
+    or an RST): tcpdump has written the last FIN/ACKs (-U writes each packet as it comes)."""
+    ends: dict[frozenset, set] = {}
+    try:
+        with path.open("rb") as stream:
+            for _number, _time, linktype, data in CaptureReader(stream, name=path.name):
+                segment = parse_tcp(linktype, data)
+                if segment is None or segment[6] < 0:
+                    continue
+                src, dst, sport, dport, _seq, _ack, flags = segment[:7]
+                closed = ends.setdefault(frozenset({(src, sport), (dst, dport)}), set())
+                if flags & RST:
+                    closed.update({"rst", (src, sport), (dst, dport)})
+                elif flags & FIN:
+                    closed.add((src, sport))
+    except CaptureFormatError:  # not even the file header yet
+        return False
+    return bool(ends) and all(len(closed - {"rst"}) == 2 for closed in ends.values())
 
 
 def tshark_metadata(path: Path, port: int) -> list[tuple[int, list[int], list[str], list[int]]]:

@@ -20,6 +20,7 @@ import yaml
 
 from kdiag.lab.kafka import free_ports
 from tests.kdiag_cli import REPO
+from tests.waiting import wait_until
 
 POD = REPO / "deploy" / "kubernetes" / "pod.yaml"
 COMPOSE = REPO / "deploy" / "compose" / "compose.yaml"
@@ -43,7 +44,8 @@ def moved(env: dict[str, str], tmp_path: Path, bootstrap: str, port: int) -> tup
 
 
 def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -> tuple[str, str, str]:
-    """Start it, wait for /readyz 200, read /metrics and /report, SIGTERM it: (metrics, report, log)."""
+    """Start it, wait for /readyz 200 and for every sink to take the first report, read /metrics and
+    /report, SIGTERM it: (metrics, report, log)."""
     (tmp_path / "state").mkdir(exist_ok=True)
     keep = {k: v for k, v in os.environ.items() if not k.startswith("KDIAG_")}
     log = tmp_path / "watch.log"
@@ -51,19 +53,33 @@ def run_watch(args: list[str], env: dict[str, str], base: str, tmp_path: Path) -
         process = subprocess.Popen([sys.executable, "-m", "kdiag", *args], stdout=out, stderr=subprocess.STDOUT,
                                    env={**keep, "PYTHONPATH": str(REPO), **env})
     try:
-        deadline = time.monotonic() + 60
-        while get_status(f"{base}/readyz") != 200:
+        def ready() -> bool:
             assert process.poll() is None, f"kdiag watch exited {process.returncode}: {log.read_text()[-800:]}"
-            assert time.monotonic() < deadline, f"/readyz not 200 within 60 s: {log.read_text()[-800:]}"
-            time.sleep(0.05)
+            return get_status(f"{base}/readyz") == 200
+
+        wait_until(ready, 60, lambda: f"/readyz 200 (log: {log.read_text()[-800:]})")
         assert get(f"{base}/livez")[0] == 200
-        metrics, report = get(f"{base}/metrics")[1], get(f"{base}/report")[1]
+        # the sinks take the first report after /readyz turns 200: wait for them, not for a while
+        metrics = wait_until(lambda: every_sink_took_a_report(text := get(f"{base}/metrics")[1]) and text, 30,
+                             lambda: f"every sink took a report (log: {log.read_text()[-800:]})")
+        report = get(f"{base}/report")[1]
     finally:
         started = time.monotonic()
         process.send_signal(signal.SIGTERM)
         process.wait(timeout=10)
     assert process.returncode == 0 and time.monotonic() - started <= 2.0, log.read_text()[-800:]
     return metrics, report, log.read_text()
+
+
+def every_sink_took_a_report(metrics: str) -> bool:
+    """Each sink in /metrics has delivered, spooled or dropped at least one report."""
+    taken: dict[str, float] = {}
+    for labels, value in re.findall(r"^kdiag_sink_(?:delivered_reports_total|spooled_reports|dropped_reports_total)"
+                                    r"\{([^}]*)\} (\S+)$", metrics, re.M):
+        sink = re.search(r'sink="([^"]+)"', labels)
+        if sink:
+            taken[sink.group(1)] = taken.get(sink.group(1), 0.0) + float(value)
+    return bool(taken) and all(count >= 1 for count in taken.values())
 
 
 def get_status(url: str) -> int | None:
@@ -87,12 +103,13 @@ def test_the_kubernetes_sidecars_environment_runs_kdiag_watch(tmp_path):
     topic sinks take the report on the emptyDir's paths, and the password is in no output."""
     pod = next(d for d in yaml.safe_load_all(POD.read_text()) if d["kind"] == "Pod")
     sidecar = next(c for c in pod["spec"]["containers"] if c["name"] == "kdiag")
-    fields = {"metadata.namespace": "payments", "metadata.name": "payments"}
+    fields = {"metadata.namespace": "payments", "metadata.name": "payments", "status.podIP": "127.0.0.1"}
     env: dict[str, str] = {}
     for variable in sidecar["env"]:
         value = variable.get("value") or fields[variable["valueFrom"]["fieldRef"]["fieldPath"]]
         env[variable["name"]] = re.sub(r"\$\((\w+)\)", lambda m: env[m.group(1)], value)
     assert env["KDIAG_VANTAGE"] == "k8s/prod-eu/payments/payments"
+    assert env["KDIAG_LISTEN"] == "127.0.0.1:9108"  # the pod IP, expanded
     listen, refused = free_ports(2)  # one call: two calls may hand out one port twice
     env, base = moved(env, tmp_path, f"127.0.0.1:{refused}", listen)
     secret = Path(env["KDIAG_CLIENT_SASL_PASSWORD_FILE"])

@@ -27,16 +27,14 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Iterator
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import pytest
 
-from kdiag.lab.kafka import KafkaBroker, Listener, free_ports, loopback_specs
-from tests.integration.real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Captured, Client,
-                                            assert_explains, create_topic, run_clients)
-from tests.kdiag_cli import REPO, KdiagRun, run_kdiag
+from kdiag.lab.kafka import KafkaBroker
+from tests.integration.real_clients import (EC2_INTERNAL, TOPIC, UNRESOLVABLE, WRONG_PASSWORD, Client, Explained,
+                                            SituationPorts, assert_explains, at, run_and_explain, situations_broker)
+from tests.kdiag_cli import REPO, run_kdiag
 
 pytestmark = pytest.mark.broker
 
@@ -46,16 +44,6 @@ KAFKAJS = CLIENTS / "kafkajs"
 RUN_FOR = 20.0  # kafkajs gives up after its 5 retries, 8 to 12 s; Sarama within 2 s; franz-go never
 MISSING_TOPIC = "missing-topic"
 LIBRARIES = ("kafkajs", "sarama", "franz")
-
-
-@dataclass(frozen=True)
-class Explained(Captured):
-    """A capture with its ``kdiag explain --json`` run done ahead (all of them at once, not one per test)."""
-
-    explained: KdiagRun | None = None
-
-    def explain(self, *args: str) -> KdiagRun:
-        return self.explained if self.explained is not None and not args else super().explain(*args)
 
 
 def built(path: Path, what: str) -> Path:
@@ -89,58 +77,22 @@ def each_library(bootstrap: str, *, tls: bool = False, sasl_password: str | None
             "franz": go("franz", bootstrap, *go_options, topic=topic)}
 
 
-# --- one broker, one listener per situation ------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Ports:
-    """Every port this module needs, from one ``free_ports`` call: ports from two calls may be one port
-    (the first call's sockets are closed when the second binds), and Kafka refuses two listeners on one."""
-
-    ec2: int
-    controller: int
-    internal: int
-    dead: int
-    dead_advertised: int  # DEAD's advertised port: nothing listens there
-    tls: int
-    sasl: int
-    refused: int  # the refused bootstrap: nothing listens there
+# --- one broker, one listener per situation (real_clients.situations_broker) ---------------------------
 
 
 @pytest.fixture(scope="module")
-def ports() -> Ports:
-    return Ports(*free_ports(len(fields(Ports))))
+def ports() -> SituationPorts:
+    return SituationPorts.allocate()
 
 
 @pytest.fixture(scope="module")
-def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path, ports: Ports) -> Iterator[KafkaBroker]:
-    jaas = ('org.apache.kafka.common.security.plain.PlainLoginModule required username="admin" '
-            'password="admin-secret" user_admin="admin-secret" user_alice="alice-secret";')
-    base = loopback_specs(1, ports=(ports.ec2, ports.controller))[0]
-    ec2 = Listener("EC2", "127.0.0.1", ports.ec2)
-    internal = Listener("INTERNAL", "127.0.0.1", ports.internal)
-    dead = Listener("DEAD", "127.0.0.1", ports.dead)
-    tls = Listener("SSL", "127.0.0.1", ports.tls, protocol="SSL")
-    sasl = Listener("SASL_PLAINTEXT", "127.0.0.1", ports.sasl, protocol="SASL_PLAINTEXT")
-    spec = replace(
-        base, listeners=(ec2, internal, dead, tls, sasl), inter_broker_listener="INTERNAL",
-        advertised=(internal, replace(ec2, host=EC2_INTERNAL), replace(dead, port=ports.dead_advertised), tls, sasl),
-        overrides={"auto.create.topics.enable": "false",
-                   "ssl.keystore.location": str(certificates / "broker.p12"), "ssl.keystore.password": "changeit",
-                   "ssl.key.password": "changeit", "ssl.keystore.type": "PKCS12",
-                   "sasl.enabled.mechanisms": "PLAIN", "listener.name.sasl_plaintext.plain.sasl.jaas.config": jaas})
-    with KafkaBroker.start(spec, workdir=tmp_path_factory.mktemp("go-js-broker")) as running:
-        create_topic(running)  # through listeners[1], INTERNAL
+def broker(tmp_path_factory: pytest.TempPathFactory, certificates: Path, ports: SituationPorts) -> Iterator[KafkaBroker]:
+    with situations_broker(tmp_path_factory.mktemp("go-js-broker"), certificates, ports) as running:
         yield running
 
 
-def at(broker: KafkaBroker, listener: str) -> str:
-    port = next(listener_.port for listener_ in broker.spec.listeners if listener_.name == listener)
-    return f"127.0.0.1:{port}"
-
-
 @pytest.fixture(scope="module")
-def captured(broker: KafkaBroker, filtered_port: int, ports: Ports) -> dict[str, Captured]:
+def captured(broker: KafkaBroker, filtered_port: int, ports: SituationPorts) -> dict[str, Explained]:
     """Every situation × every library, all running at once: ``{"<situation>.<library>": Captured}``."""
     scenarios = {
         "ec2_internal_advertised": each_library(at(broker, "EC2")),
@@ -155,12 +107,7 @@ def captured(broker: KafkaBroker, filtered_port: int, ports: Ports) -> dict[str,
         "sasl.wrong_password": each_library(at(broker, "SASL_PLAINTEXT"), sasl_password=WRONG_PASSWORD),
         "topic_missing": each_library(at(broker, "INTERNAL"), topic=MISSING_TOPIC),
     }
-    with ThreadPoolExecutor(max_workers=len(scenarios)) as pool:
-        futures = {name: pool.submit(run_clients, name, clients) for name, clients in scenarios.items()}
-        runs = {f"{name}.{library}": run for name, future in futures.items() for library, run in future.result().items()}
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        explained = {name: pool.submit(run.explain) for name, run in runs.items()}
-        return {name: Explained(**vars(run), explained=explained[name].result()) for name, run in runs.items()}
+    return run_and_explain(scenarios)
 
 
 # --- what each client's output is taken for -----------------------------------------------------------
@@ -173,10 +120,10 @@ EXPECTED = {
     "tls.tls_on_plaintext": "TLS_UNEXPECTED",
     "sasl.wrong_password": "SASL_AUTH_FAILED",
     "topic_missing": "TOPIC_NOT_FOUND",
-    # Where kafkajs says only "Closed connection", a listener wanting TLS or SASL is all it can mean:
-    # kdiag says that and what to run, and names no id it cannot know.
-    "tls.plaintext_on_tls": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "TLS_EXPECTED", "franz": "TLS_EXPECTED"},
-    "sasl.required": {"kafkajs": "ROUNDTRIP_FAILED", "sarama": "SASL_REQUIRED", "franz": "SASL_REQUIRED"},
+    # Where kafkajs says only "Closed connection", a listener wanting TLS or SASL is all it can mean: kdiag
+    # gives each as a reading (a warning) with what to run (test_kafkajs_closed_connection_gets_...).
+    "tls.plaintext_on_tls": {"kafkajs": None, "sarama": "TLS_EXPECTED", "franz": "TLS_EXPECTED"},
+    "sasl.required": {"kafkajs": None, "sarama": "SASL_REQUIRED", "franz": "SASL_REQUIRED"},
     # Go checks the name before the chain: a certificate without 127.0.0.1 is reported for the name.
     "tls.untrusted": {"kafkajs": "TLS_CERT_UNTRUSTED", "sarama": "TLS_HOSTNAME_MISMATCH",
                       "franz": "TLS_HOSTNAME_MISMATCH"},
@@ -226,10 +173,14 @@ def test_a_dead_advertised_port_is_a_refused_advertised_broker(captured, library
 def test_kafkajs_closed_connection_gets_the_likely_causes_and_the_command(captured, broker, situation):
     run = captured[f"{situation}.kafkajs"]
     assert "Closed connection" in run.output
-    finding = assert_explains(run, "ROUNDTRIP_FAILED")
-    assert "TLS" in finding["explanation"] and "SASL" in finding["explanation"]
+    assert_explains(run, "TLS_EXPECTED")
+    findings = run.explain().report["findings"]
+    assert [f["id"] for f in findings] == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
     bootstrap = run.shown.split("--brokers ")[1].split()[0]
-    assert finding["evidence"]["confirm"].startswith(f"kdiag bootstrap {bootstrap}")
+    for finding in findings:
+        assert finding["severity"] == "warning" and finding["title"].startswith("Maybe: ")
+        assert "TLS" in finding["explanation"] and "SASL" in finding["explanation"]
+        assert finding["evidence"]["confirm"].startswith(f"kdiag bootstrap {bootstrap}")
 
 
 @pytest.mark.parametrize("library", LIBRARIES)

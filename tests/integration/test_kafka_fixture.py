@@ -28,6 +28,7 @@ from kdiag.lab.kafka import (
     free_ports,
     loopback_specs,
 )
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.broker
 
@@ -64,13 +65,6 @@ def endpoints_seen_from(netns: str, bootstrap: str) -> dict[int, tuple[str, int]
     command = ["ip", "netns", "exec", netns, sys.executable, "-c", script, bootstrap]
     done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
     return {node_id: (host, port) for node_id, host, port in json.loads(done.stdout)}
-
-
-def wait_until_gone(workdir: Path, *, timeout: float) -> list[int]:
-    deadline = time.monotonic() + timeout
-    while (left := processes_mentioning(workdir)) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return left
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +194,7 @@ def test_broker_is_killed_when_the_process_that_started_it_is_killed(tmp_path: P
         os.kill(starter.pid, signal.SIGKILL)  # no atexit, no finally: only the parent-death signal is left
         starter.wait()
 
-    assert wait_until_gone(tmp_path, timeout=10) == []
+    wait_until(lambda: processes_mentioning(tmp_path) == [], 10, "the orphaned broker killed")
 
 
 def test_broker_that_cannot_bind_its_listener_raises_with_version_workdir_and_log(tmp_path: Path) -> None:

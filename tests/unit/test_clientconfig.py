@@ -12,7 +12,6 @@ from kdiag.clientconfig import (
     parse_java_properties, parse_x_option, parse_x_options, read_command_config,
 )
 from kdiag.exitstatus import UsageError
-from kdiag.secrets import is_secret
 
 PASSWORD = "alice-s3cret!"
 
@@ -275,22 +274,6 @@ def test_the_property_list_covers_librdkafka_essentials() -> None:
                  "ssl.ca.location", "socket.timeout.ms", "api.version.request", "broker.address.family",
                  "debug", "message.timeout.ms", "request.timeout.ms"):
         assert name in LIBRDKAFKA_PROPERTIES
-
-
-# --- secrets --------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("key", ["sasl.password", "ssl.key.password", "ssl.keystore.password", "ssl.key.pem",
-                                 "sasl.oauthbearer.client.secret", "sasl.jaas.config", "sasl.oauthbearer.config",
-                                 "ssl.keystore.key", "ssl.truststore.password"])
-def test_secret_keys(key: str) -> None:
-    assert is_secret(key)
-
-
-@pytest.mark.parametrize("key", ["sasl.username", "security.protocol", "ssl.key.location", "ssl.ca.location",
-                                 "ssl.certificate.pem", "sasl.mechanisms"])
-def test_not_secret_keys(key: str) -> None:
-    assert not is_secret(key)
 
 
 def test_secrets_never_appear_in_repr_str_or_redacted(tmp_path: Path) -> None:

@@ -13,7 +13,7 @@ import pytest
 from kdiag.capture.findings import CAPTURE_RULES
 from kdiag.catalog import catalog
 from kdiag.cli import main
-from kdiag.diagnose import CATALOG
+from kdiag.diagnose import RULES
 from kdiag.environment import Environment
 from kdiag.lab.scenarios import all_scenarios
 from kdiag.render import Format
@@ -40,20 +40,20 @@ def string_constants(package: str) -> set[str]:
 
 
 def test_every_id_a_diagnosis_rule_raises_is_in_the_catalog_with_the_rules_title_and_severity():
-    for rule in CATALOG:
+    for rule in RULES:
         assert rule.id in ENTRIES, rule.id
         assert (ENTRIES[rule.id].title, ENTRIES[rule.id].severity) == (rule.title, rule.severity)
 
 
 def test_every_rule_id_has_its_meaning_where_it_is_raised_and_its_usual_fix_written_in_the_catalog():
-    from kdiag.catalog import _TEXTS
+    from kdiag.catalog import ENTRY_TEXTS
 
-    assert sorted(rule.id for rule in CATALOG if rule.id not in _TEXTS) == []
+    assert sorted(rule.id for rule in RULES if rule.id not in ENTRY_TEXTS) == []
     assert all(e.meaning and e.raised_by and e.fix for e in ENTRIES.values())
 
 
 def test_every_catalog_id_has_a_rule_or_a_pattern_that_raises_it():
-    raisers = {rule.id for rule in CATALOG} | string_constants("kdiag/explain") | string_constants("kdiag/capture")
+    raisers = {rule.id for rule in RULES} | string_constants("kdiag/explain") | string_constants("kdiag/capture")
     assert sorted(set(ENTRIES) - raisers) == []
 
 

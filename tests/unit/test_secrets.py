@@ -1,10 +1,37 @@
-"""Secrets in a paste are learned as they stream by and never printed back."""
+"""What is secret (``is_secret``, ``redact``), and the secrets in a paste, learned as they stream by and
+never printed back (``Secrets``). The scrubber's tests are beside the sanitizer's (``render/test_safe.py``)."""
 
 from __future__ import annotations
 
+import pytest
+
 from kdiag.explain.engine import explanation_to_dict
-from kdiag.secrets import Secrets
+from kdiag.secrets import Secrets, is_secret, redact
 from tests.unit.explain.helpers import explained
+
+
+# --- what is secret -----------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("key", ["sasl.password", "ssl.key.password", "ssl.keystore.password", "ssl.key.pem",
+                                 "sasl.oauthbearer.client.secret", "sasl.jaas.config", "sasl.oauthbearer.config",
+                                 "ssl.keystore.key", "ssl.truststore.password"])
+def test_secret_keys(key: str) -> None:
+    assert is_secret(key)
+
+
+@pytest.mark.parametrize("key", ["sasl.username", "security.protocol", "ssl.key.location", "ssl.ca.location",
+                                 "ssl.certificate.pem", "sasl.mechanisms"])
+def test_not_secret_keys(key: str) -> None:
+    assert not is_secret(key)
+
+
+def test_redact_masks_the_value_of_every_secret_key_and_keeps_the_others() -> None:
+    assert redact({"sasl.username": "alice", "sasl.password": "pw", "ssl.key.pem": "PEM", "retries": 3}) == {
+        "sasl.username": "alice", "sasl.password": "***", "ssl.key.pem": "***", "retries": 3}
+
+
+# --- secrets in a paste -------------------------------------------------------------------------------
 
 
 def test_secret_pairs_are_masked_and_other_pairs_kept():

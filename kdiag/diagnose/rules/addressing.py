@@ -13,11 +13,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from kdiag.diagnose.facts import bootstrap_attempts, bootstrap_used, hostport, join_words, metadata_obtained
+from kdiag.diagnose.facts import bootstrap_attempts, bootstrap_used, metadata_obtained
 from kdiag.diagnose.fixes import listener_protocol, property_lines
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import Report
+from probes.hostport import hostport
 from probes.results import TcpResult
 
 

@@ -17,17 +17,18 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from kdiag.diagnose.facts import (DNS_FAILURES, TCP_FAILURES, bootstrap_addresses, bootstrap_connected,
-                                  bootstrap_used, broker_usable, describe_partitions, example_partition, hostport,
-                                  java_address, join_words, loopback_from_elsewhere, metadata_obtained,
-                                  partitions_led_by, plural, same_host)
+from kdiag.diagnose.facts import (DNS_FAILURES, TCP_FAILURES, bootstrap_addresses, bootstrap_connected, bootstrap_used,
+                                  broker_usable, example_partition, loopback_from_elsewhere, metadata_obtained,
+                                  partitions_led_by, same_host)
 from kdiag.diagnose.fixes import (advertise_reachable_fix, distinct_addresses_fix, hosts_file_workaround,
                                   listener_protocol, open_port_fix, property_lines)
 from kdiag.diagnose.hosts import classify_host, is_nonroutable, normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning, resolve_failure_line
+from kdiag.diagnose.wording import describe_partitions, java_address, join_words, plural
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport, Report
+from probes.hostport import hostport
 from probes.results import DnsResult, TcpResult
 
 # --- shared wording -----------------------------------------------------------------------------

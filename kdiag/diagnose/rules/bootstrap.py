@@ -7,12 +7,14 @@ client cannot start) and a warning when another one carries the client.
 from __future__ import annotations
 
 from kdiag.diagnose.facts import (DNS_FAILURES, bootstrap_addresses, bootstrap_attempts, bootstrap_dns,
-                                  bootstrap_resolved, bootstrap_usable, hostport, java_address, join_words)
+                                  bootstrap_resolved, bootstrap_usable)
 from kdiag.diagnose.fixes import open_port_fix, other_listener_hint
 from kdiag.diagnose.hosts import classify_host, is_loopback
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.wording import java_address, join_words
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report
+from probes.hostport import hostport
 from probes.results import DnsResult, TcpResult
 
 # What each resolver status means, in words a user can act on.

@@ -10,10 +10,11 @@ pause hangs until ``request.timeout.ms`` and the connection is torn down: librdk
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import bootstrap_used, hostport
+from kdiag.diagnose.facts import bootstrap_used
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.finding import Finding
 from kdiag.report import Report
+from probes.hostport import hostport
 
 
 def _idle_dropped(report: Report) -> Finding | None:

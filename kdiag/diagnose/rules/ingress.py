@@ -9,12 +9,13 @@ Gateway`. The certificate gives it away.
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import hostport, join_words
 from kdiag.diagnose.fixes import report_deployment
 from kdiag.diagnose.hosts import Deployment
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import Report, TlsDetail
+from probes.hostport import hostport
 from probes.results import TlsResult
 
 DEFAULT_CERTIFICATES = {

@@ -9,11 +9,11 @@ the KDC with ``kvno`` through the client's own credentials cache. This rule read
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import hostport
 from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.finding import Finding
 from kdiag.report import Report, SaslDetail
+from probes.hostport import hostport
 from probes.kerberos import KerberosCheck, ServicePrincipal
 
 

@@ -10,10 +10,12 @@ the error findings say what is wrong, and their fixes point here as the quickest
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import bootstrap_used, hostport, join_words, metadata_obtained
+from kdiag.diagnose.facts import bootstrap_used, metadata_obtained
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import Report
+from probes.hostport import hostport
 from probes.results import ListenerProbe, ListenerScan
 
 

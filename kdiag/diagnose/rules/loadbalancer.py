@@ -12,12 +12,13 @@ ListOffsets, ``stages[advertised].detail.landings``).
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import (bootstrap_addresses, bootstrap_used, broker_usable, hostport, join_words,
-                                  metadata_obtained, same_host)
+from kdiag.diagnose.facts import bootstrap_addresses, bootstrap_used, broker_usable, metadata_obtained, same_host
 from kdiag.diagnose.fixes import KRAFT_NOTE, deployment_note, free_port_base, listener_protocol, property_lines
 from kdiag.diagnose.rule import Rule, finding
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import AdvertisedDetail, BrokerReport, Endpoint, Report
+from probes.hostport import hostport
 
 
 def landed_node_ids(report: Report) -> list[int]:

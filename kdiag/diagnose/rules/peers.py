@@ -13,11 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from kdiag.diagnose.facts import hostport
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Probed, probed
 from kdiag.finding import Finding
 from kdiag.report import Report
+from probes.hostport import hostport
 from probes.results import ForeignBytes, KafkaCheck
 
 

@@ -12,12 +12,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.diagnose.facts import bootstrap_kafka, bootstrap_used, hostport, loopback_from_elsewhere
+from kdiag.diagnose.facts import bootstrap_kafka, bootstrap_used, loopback_from_elsewhere
 from kdiag.diagnose.fixes import KRAFT_NOTE, listener_protocol, property_lines
 from kdiag.diagnose.hosts import is_nonroutable, normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report
+from probes.hostport import hostport
 from probes.results import ForeignBytes, KafkaCheck, SaslResult, TlsResult
 
 _SPEAKS = {"http": "HTTP", "ssh": "SSH", "zookeeper": "ZooKeeper", "text": "a text protocol"}
@@ -132,7 +133,7 @@ def _not_kafka(report: Report) -> tuple[Finding, ...]:
 
 def advertised_port_fix(report: Report, target: Probed, what: str) -> str:
     node, host = target.node_id, target.endpoint.host
-    line = f"{listener_protocol(report)}://{f'[{host}]' if ':' in host else host}:<port>"
+    line = f"{listener_protocol(report)}://{hostport(host, '<port>')}"
     return (f"Broker {node} advertises port {target.endpoint.port}, which is not that listener. Advertise {what} "
             f"instead:\n\n{property_lines(node, [('advertised.listeners', line)])}\n\n{KRAFT_NOTE}")
 @dataclass(frozen=True)

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, hostport, join_words,
-                                  parse_endpoint, security_protocol)
+from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, parse_endpoint,
+                                  security_protocol)
 from kdiag.diagnose.fixes import client_settings_fix, secure_protocol_for
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Secured, probed, routable_brokers
+from kdiag.diagnose.wording import join_words
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, RoundtripDetail, SaslDetail
+from probes.hostport import hostport
 
 _SASL_PREFERENCE = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN", "OAUTHBEARER", "AWS_MSK_IAM", "GSSAPI")
 _AUTH_FAILED_CODES = ("SASL_AUTHENTICATION_FAILED", "_AUTHENTICATION")
@@ -176,9 +178,52 @@ def _auth_failed(report: Report) -> Finding | None:
                                  "failures": failures}, fix)
 
 
+def _closed_during_login(report: Report) -> Finding | None:
+    """The peer closed the connection instead of answering SaslAuthenticate (or SaslHandshake): hedged."""
+    closes = [(target, target.sasl) for target in sasl_targets(report)
+              if target.sasl is not None and target.sasl.status == "closed"]
+    if not closes:
+        return None
+    target, result = closes[0]
+    mechanism, _ = client_sasl_mechanism(report)
+    mech = mechanism or "<mechanism>"
+    user = result.username or "the client's user"
+    sent = (f"kdiag sent its {result.closed_after} request ({result.sent_bytes} bytes) and the connection was "
+            f"closed {result.closed_after_ms:g} ms later, without an answer" if result.closed_after_ms is not None
+            else f"the connection was closed while kdiag sent its {result.closed_after} request")
+    used = bootstrap_used(report)
+    where = hostport(used.host, used.port) if used else "<bootstrap>"
+    if result.closed_after == "SaslAuthenticate":
+        title = f"The broker closed the connection on the {mech} login: likely rejected credentials"
+        likely = (f"Most likely the broker rejected the credentials of user {user}: some brokers end a failed login "
+                  "by closing the connection instead of answering SASL_AUTHENTICATION_FAILED (Apache Kafka before "
+                  "1.0, KIP-152; franz-go's kfake; some proxies in front of Kafka). Less likely: a proxy or load "
+                  "balancer that cuts SASL traffic, or a broker that failed while checking the login.")
+    else:
+        title = f"The broker closed the connection on the SASL handshake for {mech}: likely no SASL for this client"
+        likely = ("Most likely this listener does not accept a SASL handshake from this client (a proxy in front "
+                  "of Kafka that allows no SASL, or a listener whose security protocol differs from the client's); "
+                  "less likely, a broker that failed while answering.")
+    explanation = (f"At {target.label}, {sent}. {likely} librdkafka reports the same moment as `SASL "
+                   "authentication error ... Broker transport failure`, a Java client as a disconnect during "
+                   "authentication.")
+    fix = (f"To make it certain, look in the broker's log at the time of the run: Apache Kafka logs `Failed "
+           f"authentication with /<this machine's address> (Authentication failed: Invalid username or password)` "
+           f"for rejected credentials. Then check what the client sends (never paste the password into a ticket):"
+           f"\n\n" + client_settings_fix(report, protocol=security_protocol(report), mechanism=mechanism)
+           + f"\n\nFor SCRAM, see whether the user exists on the cluster:\n"
+           f"  kafka-configs.sh --bootstrap-server {where} --describe --entity-type users --entity-name <user>")
+    evidence = {"where": target.label, "node_id": target.node_id, "closed_after": result.closed_after,
+                "sent_bytes": result.sent_bytes, "closed_after_ms": result.closed_after_ms,
+                "username": result.username, "mechanism": mechanism, "endpoints": len(closes)}
+    return finding("SASL_CONNECTION_CLOSED", "error", title, explanation, evidence, fix)
+
+
 RULES = (
     Rule("SASL_REQUIRED", "The listener wants SASL and the client has none", "error", _sasl_required),
     Rule("SASL_MECHANISM_MISMATCH", "The client's SASL mechanism is not enabled on the listener", "error",
          _mechanism_mismatch),
     Rule("SASL_AUTH_FAILED", "The broker rejected the SASL credentials", "error", _auth_failed),
+    Rule("SASL_CONNECTION_CLOSED", "The broker closed the connection on the SASL login (likely rejected "
+         "credentials)", "error", _closed_during_login),
 )

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, client_uses_tls, hostport,
+from kdiag.diagnose.facts import (bootstrap_used, client_sasl_mechanism, client_uses_sasl, client_uses_tls,
                                   security_protocol)
 from kdiag.diagnose.fixes import (KRAFT_NOTE, client_settings_fix, free_port_base, listener_protocol, property_lines,
                                   secure_protocol_for)
@@ -17,6 +17,7 @@ from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.protocol import Probed, Secured, advertised_port_fix, is_tls, probed, routable_brokers
 from kdiag.finding import Finding
 from kdiag.report import Endpoint, Report, TlsDetail
+from probes.hostport import bracketed, hostport
 from probes.results import KafkaCheck, TlsResult
 
 _MSK_TLS_PORTS = {9094: "MSK's TLS port", 9194: "MSK's public TLS port",
@@ -414,7 +415,7 @@ def _client_cert_rejected(report: Report) -> tuple[Finding, ...]:
 
 def hostport_parts(endpoint: Endpoint) -> tuple[str, int]:
     """The host as a listener URL writes it (brackets around IPv6) and the port."""
-    return (f"[{endpoint.host}]" if ":" in endpoint.host else endpoint.host), endpoint.port
+    return bracketed(endpoint.host), endpoint.port
 
 
 def _bootstrap_issuer(report: Report) -> str | None:

@@ -6,13 +6,14 @@ quiet when an earlier finding already explains why the round trip failed.
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import (bootstrap_used, describe_partitions, hostport, join_words, metadata_obtained,
-                                  plural, unusable_brokers)
+from kdiag.diagnose.facts import bootstrap_used, metadata_obtained, unusable_brokers
 from kdiag.diagnose.rule import Rule, finding
 from kdiag.diagnose.rules.addressing import splits
 from kdiag.diagnose.rules.advertised import coordinator_finding
+from kdiag.diagnose.wording import describe_partitions, join_words, plural
 from kdiag.finding import Finding
 from kdiag.report import Report, RoundtripDetail
+from probes.hostport import hostport
 from probes.results import TopicInfo
 
 NOT_FOUND_CODES = ("UNKNOWN_TOPIC_OR_PARTITION", "_UNKNOWN_TOPIC", "_UNKNOWN_PARTITION", "UNKNOWN_TOPIC_ID")

@@ -1,7 +1,7 @@
 """explain's builders: from the lines about one endpoint, topic or listener (``Subject``) and what the whole log
 says (``Context``) to a finding with the report's id, evidence shape and fix. One module per finding family,
 as ``kdiag.diagnose.rules`` has one per rule family (``bootstrap``, ``addressing``, ``advertised``, ``tls``,
-``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``); ``BUILDERS`` maps each id to its builder.
+``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``, ``peers``); ``BUILDERS`` maps each id to its builder.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from kdiag.explain.builders.bootstrap import bootstrap_connect, bootstrap_unreso
 from kdiag.explain.builders.idle import idle_connection_dropped
 from kdiag.explain.builders.ingress import ingress_default_backend
 from kdiag.explain.builders.kerberos import kerberos_principal_unknown
+from kdiag.explain.builders.peers import broker_closed_connection
 from kdiag.explain.builders.protocol import not_kafka
 from kdiag.explain.builders.sasl import sasl_auth_failed, sasl_mechanism, sasl_required
 from kdiag.explain.builders.tls import (tls_cert_untrusted, tls_client_cert_rejected, tls_client_cert_required,
@@ -49,4 +50,5 @@ BUILDERS: dict[str, Callable[[Subject, Context], Finding]] = {
     "KERBEROS_PRINCIPAL_UNKNOWN": kerberos_principal_unknown,
     "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
     "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
+    "BROKER_CLOSED_CONNECTION": broker_closed_connection,
 }

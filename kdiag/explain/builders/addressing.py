@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import hostport, join_words
 from kdiag.diagnose.rule import finding
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import Endpoint
+from probes.hostport import hostport
 
 def address_family_split(subject: Subject, context: Context) -> Finding:
     """ADVERTISED_ADDRESS_FAMILY_SPLIT: a loopback name refused on its IPv6 address only (the broker binds IPv4)."""

@@ -8,11 +8,11 @@ from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import Any
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, PRIVATE_IP, SINGLE_LABEL,
                                   UNSPECIFIED, classify_host, normalise_host)
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders.bootstrap import JAVA_REFUSED
 from kdiag.explain.implied import broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
@@ -155,8 +155,10 @@ def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
     kind = classify_host(endpoint.host).kind
     if kind == UNSPECIFIED:
         return "ADVERTISED_NONROUTABLE"
-    if not bootstrap or any(classify_host(e.host).local_only for e in bootstrap):
-        return None  # the client is inside that network too (or the log does not say where it is)
+    if not bootstrap:  # the log does not say where the client is: only loopback fails wherever it is not the broker
+        return "ADVERTISED_LOOPBACK" if kind == LOOPBACK else None
+    if any(classify_host(e.host).local_only for e in bootstrap):
+        return None  # the client is inside that network too
     if kind == LOOPBACK:
         return "ADVERTISED_LOOPBACK"
     if kind in (EC2_INTERNAL, CONTAINER_ID, KUBERNETES, SINGLE_LABEL):

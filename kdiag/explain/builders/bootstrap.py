@@ -3,16 +3,17 @@ address does not resolve, or does not accept the connection."""
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import hostport, join_words
 from kdiag.diagnose.hosts import LOOPBACK, classify_host, normalise_host
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.sightings import JAVA
 from kdiag.explain.subject import BOOTSTRAP_HOST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import Endpoint
+from probes.hostport import hostport
 from probes.results import DnsResult
 
 def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:

@@ -3,8 +3,8 @@ enable, credentials it rejects."""
 
 from __future__ import annotations
 
-from kdiag.diagnose.facts import join_words
 from kdiag.diagnose.rule import finding
+from kdiag.diagnose.wording import join_words
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, secured, with_confirm
 from kdiag.explain.sightings import LIBRDKAFKA

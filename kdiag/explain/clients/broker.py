@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     SASL_NEEDED, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
+from kdiag.explain.sightings import (ADVERTISED, BROKER, BROKER_CLOSED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     SASL_NEEDED, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
                                      with_connection)
 
 PATTERNS: list[Pattern] = []
@@ -47,6 +47,33 @@ def _broker_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator
         yield Sighting(SASL_MECHANISM, JAVA, mechanism=mechanism.group(1).upper(), detail=detail)
     elif why.startswith("Authentication failed"):
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=detail)
+    elif why.startswith("SSL handshake failed"):  # the listener's side says no more: most often plaintext bytes
+        yield Sighting(PLAINTEXT_ON_TLS, BROKER, detail=detail, guess="SSL handshake failed")
+
+
+# The listener's own words on bytes a client sent that do not frame as a Kafka request: the first four bytes read
+# as a request size over socket.request.max.bytes (104857600) or sasl.server.max.receive.size (524288). This is
+# the broker's side: the opposite of a client reading a foreign answer (librdkafka's "Invalid response size").
+# A TLS ClientHello (0x16 0x03 ...) means a client speaks TLS to this plaintext listener; "GET " or "POST" an HTTP
+# client (a browser, a health check) at the Kafka port, which says nothing about Kafka clients.
+@pattern("broker.invalid_receive", JAVA, "Invalid receive", r"Invalid receive \(size = (?P<size>-?\d+)",
+         "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 369295617 larger than "
+         "104857600)")
+def _broker_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    raw = (int(m.group("size")) & 0xFFFFFFFF).to_bytes(4, "big")
+    if raw[0] == 0x16 and raw[1] == 0x03:
+        yield Sighting(TLS_ON_PLAINTEXT, BROKER, detail=f"broker: Invalid receive (size = {m.group('size')}): the "
+                       "first bytes of a TLS ClientHello at a plaintext listener")
+
+
+@pattern("broker.rejected_connection", JAVA, "Rejected connection from",
+         r"Rejected connection from /?(?P<peer>[0-9A-Fa-f:.]+), address already has the configured maximum of "
+         r"(?P<n>\d+) connections",
+         "[2026-11-25 10:02:11,410] INFO Rejected connection from /10.0.0.7, address already has the configured maximum "
+         "of 100 connections. (kafka.network.ConnectionQuotas)")
+def _broker_rejected_connection(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(BROKER_CLOSED, BROKER, detail=f"Rejected connection from /{m.group('peer')}: at the maximum of "
+                   f"{m.group('n')} connections")
 
 
 @pattern("broker.unexpected_handshake", JAVA, "Unexpected handshake request",

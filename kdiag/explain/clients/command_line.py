@@ -13,11 +13,32 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("config.bootstrap_servers", ANY, "bootstrap.servers",
-         r"\bbootstrap\.servers['\"]?\s*[=:]\s*['\"]?\[?(?P<list>[^\]\s'\",]+(?:,\s*[^\]\s'\",]+)*)",
+         r"\bbootstrap[._]servers['\"]?\s*[=:]\s*['\"]?\[?['\"]?(?P<list>[^\]\s'\",]+(?:,\s*[^\]\s'\",]+)*)",
          "\tbootstrap.servers = [ec2-54-191-84-122.us-west-2.compute.amazonaws.com:9092]")
 def _config_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """The client's configuration: a Java ``ProducerConfig values:`` dump, a properties file, a Python dict."""
     yield from bootstrap_facts(m.group("list"))
+
+
+@pattern("config.bootstrap_servers_python", ANY, "bootstrap_servers", r"\bbootstrap_servers['\"]?\s*[=:]\s*\[?['\"]?"
+         r"(?P<list>[^\]\s'\",]+(?:['\"]?,\s*['\"]?[^\]\s'\",]+)*)",
+         "producer = KafkaProducer(bootstrap_servers=['127.0.0.1:9092'])")
+def _config_bootstrap_python(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """The Python clients' keyword (kafka-python, aiokafka), as a call or a dict shows it."""
+    yield from bootstrap_facts(m.group("list").replace("'", "").replace('"', ""))
+
+
+# kafka-python's own account of its bootstrap: "Bootstrapping cluster metadata from [('localhost', 2181, 0)]" (2.x),
+# "Attempting to bootstrap via node at localhost:2181" (1.x and before).
+@pattern("kafka_python.bootstrapping", ANY, "ootstrap", r"(?:Bootstrapping cluster metadata from \[(?P<tuples>.*?)\]|"
+         r"Attempting to bootstrap via node at (?P<hp>\S+?:\d{1,5})\b)",
+         "INFO:kafka.client:Bootstrapping cluster metadata from [('localhost', 2181, 0)]")
+def _kafka_python_bootstrapping(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("hp"):
+        yield from bootstrap_facts(m.group("hp"))
+        return
+    for host, port in re.findall(r"\('([^']+)', (\d{1,5})", m.group("tuples")):
+        yield from bootstrap_facts(f"{host}:{port}")
 
 
 @pattern("cli.broker_list", ANY, "--broker-list", r"--broker-list[ =](?P<list>\S+)",

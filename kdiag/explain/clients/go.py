@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
                                      GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED,
-                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
                                      bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -32,11 +33,11 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     address, port = m.group("addr").strip("[]"), int(m.group("port"))
     host, node_id, role = _go_broker(m.string)
     yield Sighting(CONNECT, GO, host or address, port, address, node_id, role, status=tcp_status(m.group("why")),
-                   detail=m.group(0))
+                   detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
 
 
 @pattern("go.lookup", GO, "lookup ",
-         rf"lookup (?P<host>{HOST})(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
+         rf"lookup (?P<host>{HOST}|<[\w .-]{{1,60}}>)(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
          r"Temporary failure in name resolution)",
          "[WARN] unable to open connection to broker; addr: ip-172-31-18-160.us-west-2.compute.internal:53395, "
          "broker: 1, err: dial tcp: lookup ip-172-31-18-160.us-west-2.compute.internal on 127.0.0.1:53: no such host")
@@ -45,7 +46,7 @@ def _go_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     _, node_id, role = _go_broker(m.string)
     port = _go_port(m.string, host) or scan.port_of(host)
     yield Sighting(RESOLVE, GO, host, port, node_id=node_id, role=role, status=dns_status(m.group("why")),
-                   detail=m.group(0))
+                   detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
 
 
 @pattern("go.sarama_broker", GO, "registered new broker", rf"registered new broker #(?P<id>-?\d+) at (?P<hp>{HOSTPORT})",
@@ -59,6 +60,10 @@ def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("go.out_of_brokers", GO, "run out of available brokers", r"client has run out of available brokers",
          "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
 def _go_out_of_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # Sarama appends the last broker's error: ": EOF" is a broker that hung up on the client's first request.
+    if re.search(r"run out of available brokers(?: to talk to)?(?: \(Is your cluster reachable\?\))?: EOF\b", m.string):
+        yield Sighting(CONNECTION_CLOSED, GO, detail="client has run out of available brokers to talk to: EOF")
+        return
     yield Sighting(ALL_DOWN, GO, detail="client has run out of available brokers")
 
 
@@ -111,14 +116,15 @@ def _go_franz_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
          r"|certificate is valid for (?P<valid>.*?), not (?P<name>[^\s\"]+)|cannot validate certificate for "
-         r"(?P<ip>\S+) because it doesn't contain any IP SANs)",
+         r"(?P<ip>\S+) because it doesn't contain any IP SANs|certificate is not valid for any names, but wanted to "
+         r"match (?P<wanted>[^\s\"]+)|certificate relies on legacy Common Name field)",
          "[WARN] unable to open connection to broker; addr: 127.0.0.1:38567, broker: seed_0, err: tls: failed to "
          "verify certificate: x509: cannot validate certificate for 127.0.0.1 because it doesn't contain any IP SANs")
 def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """Go checks the name before the chain: a self-signed certificate without the name connected to is reported
     for the name (captured); ``signed by unknown authority`` once the name is in it."""
-    name = m.group("name") or m.group("ip")
-    symptom = CERT_NAME if name else CERT_UNTRUSTED
+    name = m.group("name") or m.group("ip") or m.group("wanted")
+    symptom = CERT_NAME if name or "Common Name" in m.group("why") else CERT_UNTRUSTED
     yield Sighting(symptom, GO, host=name, detail=m.group("why"))
 
 
@@ -126,7 +132,9 @@ def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); req: "
          "Metadata, addr: 127.0.0.1:40341, broker: seed_0, err: EOF")
 def _go_franz_sasl_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses")
+    # franz-go's own guess: a listener wanting TLS, or a TLS client at a plaintext one, hang up the same way.
+    yield replace(_go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses"),
+                  guess="is SASL missing?")
 
 
 @pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",
@@ -197,12 +205,37 @@ _GO_BROKER = re.compile(r"(?:\"broker\":\"?|broker: ?|\bbroker=|from broker |pro
 _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTPORT})")
 
 
+# Requests a Go client sends to a broker it found in the metadata, never to its bootstrap address: a line that
+# names one is about an advertised broker (a produce's leader, a group's coordinator, every broker of a sharded
+# admin request), whatever address it dialled.
+_AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
+                             r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b", re.IGNORECASE)
+
+
+def after_metadata(line: str) -> str | None:
+    """How a Go line shows its connection is to a broker from the metadata, or None."""
+    m = _AFTER_METADATA.search(line)
+    if m is None:
+        return None
+    return f"the client dialled it inside `{m.group(0)}`, which goes to a broker the cluster's metadata named"
+
+
+def _after_metadata_role(line: str) -> str:
+    m = _AFTER_METADATA.search(line)
+    if m is None:
+        return UNKNOWN
+    group = any(w in m.group(0).lower() for w in ("group", "coordinator", "heartbeat", "offset"))
+    return COORDINATOR if group else ADVERTISED
+
+
 def _go_broker(line: str) -> tuple[str | None, int | None, str]:
     """franz-go names a bootstrap connection seed_N and a broker by its node id; Sarama names host:port."""
     m = _GO_BROKER.search(line)
     if m is None:
         named = _GO_ADDR.search(line)
-        return (split_endpoint(named.group("hp"))[0] if named else None), None, UNKNOWN
+        role = _after_metadata_role(line)
+        return (split_endpoint(named.group("hp"))[0] if named else None), None, role
     ident = m.group("id")
     if ident.startswith("seed_"):
         return None, None, BOOTSTRAP

@@ -13,11 +13,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     CONTEXT_LINES, EXPIRED_BATCH, HOST, HOSTPORT, JAVA, NOT_IN_METADATA, NOT_KAFKA,
-                                     NO_LEADER, NO_NODE, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
+                                     PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, parse_mechanisms, registrar, role_of, size_sighting, split_endpoint,
+                                     dns_status, parse_mechanisms, registrar, role_of, split_endpoint,
                                      with_connection)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -81,6 +81,10 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
         yield Sighting(TLS_FAILED, JAVA, detail=why, **where)  # type: ignore[arg-type]
     elif "not enabled in the server" in why:
         pass  # the mechanism pattern below reads this same line
+    elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
+        principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
+        yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,
+                       **where)  # type: ignore[arg-type]
     else:
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=why, **where)  # type: ignore[arg-type]
 
@@ -100,6 +104,8 @@ def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "java.net.UnknownHostException: ip-172-31-18-160.us-west-2.compute.internal: Name or service not known")
 def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host = m.group("host")
+    if m.string.startswith(" such host is known", m.end("host")):
+        return  # Windows' wording: java.unknown_host_windows reads the host in brackets
     connection = scan.recent_connection(host)
     port = connection.port if connection else None
     node_id = connection.node_id if connection else None
@@ -107,8 +113,43 @@ def _java_unknown_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    status=dns_status(m.group("why"), "nxdomain"), detail=m.group("why"))
 
 
+# The Java client's DEBUG dump of the metadata it got: every broker with its advertised address, in the old form
+# (Cluster(nodes = [Node(0, localhost, 9092)], ...) and the new (Cluster(id = x, nodes = [localhost:9092 (id: 0 ...)).
+@pattern("java.metadata_dump", JAVA, "Updated cluster metadata", r"Updated cluster metadata.*?nodes = \[(?P<nodes>[^\]]*)\]",
+         "DEBUG Metadata - Updated cluster metadata version 2 to Cluster(nodes = [Node(0, localhost, 9092)], partitions = [])")
+def _java_metadata_dump(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    nodes = m.group("nodes")
+    for node_id, host, port in re.findall(rf"Node\((-?\d+), ({HOST}), (\d+)\)", nodes):
+        yield Fact("broker", host, int(port), int(node_id))
+    for host, port, node_id in re.findall(rf"({HOST}):(\d+) \(id: (-?\d+)", nodes):
+        yield Fact("broker", host, int(port), int(node_id))
+
+
+@pattern("java.unresolved_address", JAVA, "UnresolvedAddressException", r"java\.nio\.channels\.UnresolvedAddressException",
+         "java.nio.channels.UnresolvedAddressException")
+def _java_unresolved_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """Java's other word for a name that did not resolve: the connection line above it names the host."""
+    connection = scan.java
+    if connection is None or scan.line - connection.line > CONTEXT_LINES or connection.host is None:
+        yield Sighting(RESOLVE, JAVA, status="nxdomain", detail="UnresolvedAddressException")
+        return
+    yield Sighting(RESOLVE, JAVA, connection.host, connection.port, None, connection.node_id,
+                   role_of(connection.node_id), status="nxdomain", detail="UnresolvedAddressException")
+
+
+@pattern("java.unknown_host_windows", JAVA, "No such host is known",
+         rf"UnknownHostException: No such host is known \((?P<host>{HOST})\)",
+         "java.net.UnknownHostException: No such host is known (kafka)")
+def _java_unknown_host_windows(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host = m.group("host")
+    connection = scan.recent_connection(host)
+    node_id = connection.node_id if connection else None
+    yield Sighting(RESOLVE, JAVA, host, connection.port if connection else scan.port_of(host), None, node_id,
+                   role_of(node_id), status="nxdomain", detail="No such host is known")
+
+
 @pattern("java.bootstrap_unresolvable", JAVA, "from bootstrap.servers as DNS resolution failed",
-         rf"Couldn't resolve server (?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
+         rf"Couldn't resolve server (?:[A-Za-z_]+://)?(?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution failed",
          "[2026-11-21 14:25:30,159] WARN Couldn't resolve server kafka-broker.invalid:9092 from bootstrap.servers "
          "as DNS resolution failed for kafka-broker.invalid (org.apache.kafka.clients.ClientUtils)")
 def _java_bootstrap_unresolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -134,25 +175,6 @@ def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[
     host, port = split_endpoint(m.group("hp"))
     yield Fact(BOOTSTRAP, host, port)
     yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, host, port, node_id=int(m.group("id")), role=BOOTSTRAP)
-
-
-@pattern("java.expiring", JAVA, "Expiring",
-         r"Expiring (?P<n>\d+) record\(s\) for (?P<topic>\S+)-(?P<partition>\d+):\s*(?P<ms>\d+) ms has passed since "
-         r"(?P<since>batch creation(?: plus linger time)?|last append)",
-         "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for test-0: 1547 ms has passed since "
-         "batch creation plus linger time")
-def _java_expiring(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    scan.topic = m.group("topic")
-    yield Sighting(EXPIRED_BATCH, JAVA, topic=m.group("topic"), partition=int(m.group("partition")),
-                   detail=f"{m.group('n')} record(s), {m.group('ms')} ms")
-
-
-@pattern("java.not_in_metadata", JAVA, "not present in metadata",
-         r"Topic (?P<topic>\S+) not present in metadata after (?P<ms>\d+) ms",
-         "org.apache.kafka.common.errors.TimeoutException: Topic t not present in metadata after 60000 ms.")
-def _java_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    scan.topic = m.group("topic")
-    yield Sighting(NOT_IN_METADATA, JAVA, topic=m.group("topic"), detail=f"{m.group('ms')} ms")
 
 
 @pattern("java.metadata_errors", JAVA, "correlation id",
@@ -227,20 +249,6 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                        detail="OutOfMemoryError in NetworkReceive.readFrom", related=(pending[1],))
 
 
-@pattern("java.invalid_receive", JAVA, "Invalid receive", r"Invalid receive \(size = (?P<size>-?\d+)",
-         "org.apache.kafka.common.network.InvalidReceiveException: Invalid receive (size = 1213486160 larger than "
-         "104857600)")
-def _java_invalid_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield size_sighting(Sighting(NOT_KAFKA, JAVA), int(m.group("size")))
-
-
-@pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",
-         r"Timed out waiting for a node assignment(?:\. Call: (?P<call>\w+))?",
-         "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listTopics")
-def _java_node_assignment(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
-
-
 @pattern("java.sasl_authentication", JAVA, "SaslAuthenticationException",
          r"SaslAuthenticationException: (?P<why>.*)",
          "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
@@ -274,11 +282,28 @@ def _java_san(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield replace(sighting, host=name or sighting.host)
 
 
+# Java's words for a certificate without subjectAltNames whose CN is not the name connected to.
+@pattern("java.no_name_matching", JAVA, "No name matching", r"No name matching (?P<dns>\S+?)\.? found",
+         "Caused by: java.security.cert.CertificateException: No name matching kafka.example.com found")
+def _java_no_name_matching(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    sighting = with_connection(scan, Sighting(CERT_NAME, JAVA, detail=m.group(0)))
+    yield replace(sighting, host=m.group("dns") or sighting.host)
+
+
 @pattern("java.pkix", JAVA, "PKIX path", r"PKIX path (?:building|validation) failed",
          "Caused by: javax.net.ssl.SSLHandshakeException: PKIX path building failed: "
          "sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification path to "
          "requested target")
 def _java_pkix(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
+
+
+# The cause under it, pasted alone as often as not (a framework's stack trace keeps only its last Caused by).
+@pattern("java.no_certification_path", JAVA, "unable to find valid certification path",
+         r"unable to find valid certification path to requested target",
+         "Caused by: sun.security.provider.certpath.SunCertPathBuilderException: unable to find valid certification "
+         "path to requested target")
+def _java_no_certification_path(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
 
 

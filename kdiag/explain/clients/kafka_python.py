@@ -1,4 +1,10 @@
-"""kafka-python's lines (from its source; no lab situation produces them).
+"""The Python clients' lines: kafka-python (its logger ``kafka.conn``, its ``kafka.errors``) and aiokafka, and the
+socket errors both pass on from Python (``[Errno 111] Connection refused``, ``[Errno -2] Name or service not
+known``). Written from the clients' sources and the lines users paste; no lab situation produces them yet.
+
+kafka-python names a connection ``<BrokerConnection node_id=bootstrap-0 host=h:9092 ...>``: ``bootstrap-N`` is a
+bootstrap address, a number an advertised broker. aiokafka says ``Unable connect to "h:9092"`` while it
+bootstraps and ``Unable connect to node with id 1`` for a broker from the metadata.
 """
 
 from __future__ import annotations
@@ -6,9 +12,32 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import ALL_DOWN, KAFKA_PYTHON, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST,
+                                     HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
+                                     TOPIC_MISSING, NO_LEADER,
+                                     SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
+                                     registrar, split_endpoint, tcp_status)
+
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
+
+# errno as Python prints it (Linux, macOS, Windows), for a connect that failed.
+_ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "timeout", "60": "timeout",
+              "10060": "timeout", "113": "unreachable", "65": "unreachable", "101": "unreachable",
+              "51": "unreachable"}
+_CONNECTION = re.compile(rf"<BrokerConnection (?:client_id=[^,]*, )?node_id=(?P<id>[\w-]+) host=(?P<hp>{HOSTPORT})")
+
+
+def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | None, str]:
+    """host, port, node id and role of the kafka-python connection a line names."""
+    m = _CONNECTION.search(line)
+    if m is None:
+        return None, None, None, UNKNOWN
+    host, port = split_endpoint(m.group("hp"))
+    ident = m.group("id")
+    if ident.isdigit():
+        return host, port, int(ident), ADVERTISED
+    return host, port, None, BOOTSTRAP if ident.startswith("bootstrap") else UNKNOWN
 
 
 # --- kafka-python ----------------------------------------------------------------------------------
@@ -18,3 +47,248 @@ pattern = registrar(PATTERNS)
          "kafka.errors.NoBrokersAvailable: NoBrokersAvailable")
 def _kafka_python_no_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, KAFKA_PYTHON, detail="NoBrokersAvailable")
+
+
+@pattern("kafka_python.dns_lookup", KAFKA_PYTHON, "DNS lookup failed for ",
+         rf"DNS lookup failed for (?P<hp>{HOSTPORT})(?:.*?exception was (?P<why>.*?)(?:\. Is your|$))?",
+         "ERROR:kafka.conn:DNS lookup failed for kafka:9092, exception was [Errno -2] Name or service not known. "
+         "Is your advertised.listeners (called advertised.host.name before Kafka 9) correct and resolvable?")
+def _kafka_python_dns_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """kafka-python says this for a bootstrap address and an advertised one alike; its hint is its guess."""
+    host, port = split_endpoint(m.group("hp"))
+    _, _, node_id, role = _kafka_python_connection(m.string)
+    yield Sighting(RESOLVE, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                   status=dns_status(m.group("why"), "nxdomain"), detail=m.group(0)[:200])
+
+
+@pattern("kafka_python.connect_attempt", KAFKA_PYTHON, "returned error",
+         r"(?:[Cc]onnect attempt (?:to .*?)?returned error (?P<errno>\d+))",
+         "ERROR:kafka.conn:Connect attempt to <BrokerConnection node_id=bootstrap-0 host=localhost:9092 <connecting> "
+         "[IPv4 ('127.0.0.1', 9092)]> returned error 111. Disconnecting.")
+def _kafka_python_connect_attempt(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    address = re.search(r"\[IPv[46] \('(?P<addr>[^']+)'", m.string)
+    status = _ERRNO_TCP.get(m.group("errno"))
+    if status is None:  # another errno (Windows' WSAEWOULDBLOCK 10035: a kafka-python bug, not the network)
+        return
+    if host is None:  # kafka-python before 1.0: <BrokerConnection host=h port=9092>
+        old = re.search(rf"<BrokerConnection host=(?P<host>{HOST}) port=(?P<port>\d{{1,5}})>", m.string)
+        host, port = (old.group("host"), int(old.group("port"))) if old else (None, None)
+    yield Sighting(CONNECT, KAFKA_PYTHON, host, port, address.group("addr") if address else None, node_id, role,
+                   status=status, detail=f"connect attempt returned error {m.group('errno')}")
+
+
+@pattern("kafka_python.connection_fact", KAFKA_PYTHON, "<BrokerConnection ", _CONNECTION.pattern,
+         "INFO:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=10.8.0.3:9092 <connecting> "
+         "[IPv4 ('10.8.0.3', 9092)]>: connecting to 10.8.0.3:9092 [('10.8.0.3', 9092) IPv4]")
+def _kafka_python_connection_fact(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    if role == BOOTSTRAP:
+        yield Fact(BOOTSTRAP, host, port)
+    elif node_id is not None:
+        yield Fact("broker", host, port, node_id)
+
+
+@pattern("kafka_python.metadata_timeout", KAFKA_PYTHON, "Failed to update metadata after",
+         r"Failed to update metadata after (?P<s>[\d.]+) secs",
+         "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Failed to update metadata after 60.0 secs.")
+def _kafka_python_metadata_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NOT_IN_METADATA, KAFKA_PYTHON, detail=m.group(0))
+
+
+@pattern("python.sasl_mechanism", KAFKA_PYTHON, "UnsupportedSaslMechanismError",
+         r"UnsupportedSaslMechanismError(?:.*?does not support (?P<mech>\S+) sasl mechanism)?"
+         r"(?:.*?Enabled mechanisms are: \[(?P<enabled>[^\]]*)\])?",
+         "kafka.errors.UnsupportedSaslMechanismError: [Error 33] UnsupportedSaslMechanismError: Kafka broker does "
+         "not support PLAIN sasl mechanism. Enabled mechanisms are: ['SCRAM-SHA-512']")
+def _python_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    enabled = m.group("enabled")
+    yield Sighting(SASL_MECHANISM, KAFKA_PYTHON, mechanism=m.group("mech").upper() if m.group("mech") else None,
+                   mechanisms=tuple(x.strip(" '\"") for x in enabled.split(",") if x.strip()) if enabled else None,
+                   detail="UnsupportedSaslMechanismError")
+
+
+@pattern("python.sasl_failed", KAFKA_PYTHON, "AuthenticationFailedError",
+         r"\b(?:Sasl)?AuthenticationFailedError\b", "kafka.errors.AuthenticationFailedError: AuthenticationFailedError: "
+         "Authentication failed for user alice")
+def _python_sasl_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, detail=m.group(0))
+
+
+# --- aiokafka --------------------------------------------------------------------------------------
+
+
+@pattern("aiokafka.unable_connect", AIOKAFKA, "Unable connect to ",
+         rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node with id (?P<id>-?\d+)): (?P<why>.*)",
+         "Unable connect to \"localhost:9092\": [Errno 111] Connect call failed ('127.0.0.1', 9092)")
+def _aiokafka_unable_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    why = m.group("why")
+    tried = re.search(r"Connect call failed \('(?P<addr>[^']+)', (?P<port>\d+)", why)
+    if m.group("hp"):
+        host, port = split_endpoint(m.group("hp"))
+        node_id, role = None, BOOTSTRAP
+        yield Fact(BOOTSTRAP, host, port)
+    else:
+        node_id, role = int(m.group("id")), ADVERTISED
+        host = tried.group("addr") if tried else None
+        port = int(tried.group("port")) if tried else None
+    yield from _python_socket_error(AIOKAFKA, why, host, port, node_id, role, tried.group("addr") if tried else None)
+
+
+@pattern("aiokafka.bootstrap", AIOKAFKA, "Unable to bootstrap from",
+         rf"Unable to bootstrap from \[(?P<list>.*?)\]",
+         "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
+         "[('localhost', 9092, <AddressFamily.AF_UNSPEC: 0>)]")
+def _aiokafka_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for host, port in re.findall(rf"\('({HOST})', (\d+)", m.group("list")):
+        yield Fact(BOOTSTRAP, host, int(port))
+    yield Sighting(ALL_DOWN, AIOKAFKA, detail="Unable to bootstrap")
+
+
+def _python_socket_error(client: str, why: str, host: str | None, port: int | None, node_id: int | None,
+                         role: str, address: str | None) -> Iterator[Item]:
+    """A Python socket error about one connection: a name that does not resolve, or a connect that failed."""
+    errno = re.search(r"\[Errno (?P<n>-?\d+)\]", why)
+    number = errno.group("n") if errno else ""
+    if number in ("-2", "-3", "-5", "8", "11001", "11004") or "Name or service not known" in why:
+        yield Sighting(RESOLVE, client, host, port, node_id=node_id, role=role, status=dns_status(why, "nxdomain"),
+                       detail=why[:200])
+    elif number in _ERRNO_TCP or "Connect call failed" in why:
+        status = _ERRNO_TCP.get(number) or tcp_status(why)
+        yield Sighting(CONNECT, client, host, port, address, node_id, role,
+                       status=status if status != "error" else "refused", detail=why[:200])
+
+
+# --- both: a broker from the metadata, and the client never reached it ------------------------------
+
+
+@pattern("python.no_connection_to_node", KAFKA_PYTHON, "o connection to node with id",
+         r"[Nn]o connection to node with id (?P<id>-?\d+)", "ConnectionError: No connection to node with id 1001")
+def _python_no_connection_to_node(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED,
+                   detail=m.group(0))
+
+
+@pattern("aiokafka.initiating", AIOKAFKA, "Initiating connection to node ",
+         rf"Initiating connection to node (?P<id>-?\d+) at (?P<hp>{HOSTPORT})",
+         "DEBUG [aiokafka] Initiating connection to node 1001 at 127.0.0.1:9092")
+def _aiokafka_initiating(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact("broker", host, port, int(m.group("id")))
+
+
+@pattern("python.connection_closed", KAFKA_PYTHON, "Connection at ", rf"Connection at (?P<hp>{HOSTPORT}) (?:closed|broken)",
+         "aiokafka.errors.KafkaConnectionError: Connection at localhost:9092 closed")
+def _python_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, detail=m.group(0))
+
+
+@pattern("kafka_python.socket_disconnected", KAFKA_PYTHON, "socket disconnected", r">: socket disconnected",
+         "ERROR: <BrokerConnection node_id=bootstrap-1 host=b-1.example:9094 <connected> [IPv4 ('172.16.39.169', "
+         "9094)]>: socket disconnected")
+def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                   detail="socket disconnected")
+
+
+@pattern("kafka_python.node_failed", KAFKA_PYTHON, "connection failed -- refreshing metadata",
+         r"Node (?P<id>-?\d+) connection failed -- refreshing metadata",
+         "WARNING:kafka.client:Node 1 connection failed -- refreshing metadata")
+def _kafka_python_node_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0))
+
+
+@pattern("python.node_not_ready", KAFKA_PYTHON, "NodeNotReadyError",
+         r"NodeNotReadyError.*?\(node id (?P<id>-?\d+)\)", "NodeNotReadyError: Attempt to send a request to node "
+         "which is not ready (node id 1001).")
+def _python_node_not_ready(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0)[:120])
+
+
+# --- kafka-python 3 (kafka.net): "<KafkaConnection node_id=bootstrap-0 ...>: Connection lost: KafkaConnectionError:
+# 111 ECONNREFUSED", "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected" ----------
+
+_KAFKA_NET = re.compile(r"(?:<KafkaConnection node_id=(?P<id>[\w-]+)|Bootstrap connection to (?P<boot>bootstrap-\d+))")
+_ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
+                "ENETUNREACH": "unreachable"}
+
+
+def _kafka_net_role(line: str) -> tuple[int | None, str]:
+    m = _KAFKA_NET.search(line)
+    if m is None:
+        return None, UNKNOWN
+    ident = m.group("boot") or m.group("id")
+    return (int(ident), ADVERTISED) if ident.isdigit() else (None, BOOTSTRAP if ident.startswith("bootstrap") else UNKNOWN)
+
+
+@pattern("kafka_python.connection_error", KAFKA_PYTHON, "KafkaConnectionError: ",
+         r"KafkaConnectionError: (?:(?P<errno>\d+) (?P<name>E[A-Z]+)|(?P<closed>socket disconnected|Connection reset)|"
+         r"Handshake failed: \[SSL: (?P<ssl>[A-Z_]+)\])",
+         "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown (disconnected)>: "
+         "Connection lost: KafkaConnectionError: 111 ECONNREFUSED")
+def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id, role = _kafka_net_role(m.string)
+    if m.group("name"):
+        status = _ERRNO_NAMES.get(m.group("name"))
+        if status is not None:
+            yield Sighting(CONNECT, KAFKA_PYTHON, node_id=node_id, role=role, status=status, detail=m.group(0))
+    elif m.group("closed"):
+        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group("closed"))
+    elif m.group("ssl") in _SSL_NOT_TLS:  # the TLS handshake met a peer that does not speak TLS
+        yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
+
+
+# Python's ssl module when the other side is not TLS: a plaintext listener hangs up on the ClientHello.
+_SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
+
+
+# kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.
+@pattern("kafka_python.ssl_closed_during_handshake", KAFKA_PYTHON, "SSL connection closed by server during handshake",
+         r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
+         "during handshake.")
+def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+
+
+# The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not
+# exist) and a partition's (5: no leader), as the protocol's numbers.
+@pattern("python.metadata_response", KAFKA_PYTHON, "MetadataResponse", r"MetadataResponse\w*\((?P<body>.*)",
+         "DEBUG [aiokafka.conn]: <AIOKafkaConnection host=kafka port=9092> Response 39: MetadataResponse(brokers="
+         "[(node_id=1002, host='kafka', port=9092)], topics=[(error_code=0, topic='t', partitions=[(error_code=5, "
+         "partition=0, leader=-1, replicas=[1002], isr=[])])])")
+def _python_metadata_response(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    body = m.group("body")
+    for node_id, host, port in re.findall(r"\(node_id=(-?\d+), host='([^']+)', port=(\d+)", body):
+        yield Fact("broker", host, int(port), int(node_id))
+    for error, topic, partitions in re.findall(r"\(error_code=(\d+), topic='([^']+)', (?:is_internal=\w+, )?"
+                                               r"partitions=\[(.*?)\]\)", body):
+        if error == "3":
+            yield Sighting(TOPIC_MISSING, KAFKA_PYTHON, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION (error_code=3)")
+        elif "error_code=5" in partitions:
+            yield Sighting(NO_LEADER, KAFKA_PYTHON, topic=topic, detail="LEADER_NOT_AVAILABLE")
+
+
+@pattern("python.topic_not_in_metadata", KAFKA_PYTHON, "not found in cluster metadata",
+         r"Topic (?P<topic>[A-Za-z0-9._-]+) not found in cluster metadata",
+         "ERROR:kafka.cluster:Topic missing-topic not found in cluster metadata")
+def _python_topic_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, KAFKA_PYTHON, topic=m.group("topic"), detail=m.group(0))
+
+
+@pattern("python.sasl_plain", KAFKA_PYTHON, "Sending username and password in the clear",
+         r"Sending username and password in the clear", "WARNING:aiokafka.conn:Sending username and password in the clear")
+def _python_sasl_plain(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("sasl")
+
+
+# kafka-python 2: the broker hangs up while the client authenticates (SASL PLAIN, the credentials refused).
+@pattern("kafka_python.authenticating_reset", KAFKA_PYTHON, "<authenticating>",
+         r"<authenticating>.*>: Error receiving reply from server",
+         "ERROR:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=127.0.0.1:59855 <authenticating> [IPv4 "
+         "('127.0.0.1', 59855)]>: Error receiving reply from server")
+def _kafka_python_authenticating_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0)[-60:],
+                   guess="the broker hung up while the client authenticated")

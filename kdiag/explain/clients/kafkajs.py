@@ -84,20 +84,21 @@ def _kafkajs_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # Node's tls.checkServerIdentity; not captured here (the lab's certificate fails as self-signed first).
-@pattern("kafkajs.certificate_name", KAFKAJS, "does not match certificate's altnames",
-         r"Hostname/IP does not match certificate's altnames: (?:IP|Host): (?P<name>[^\s\"]+?)\.? is not in the cert",
+@pattern("kafkajs.certificate_name", KAFKAJS, "match certificate's altnames",
+         r"Hostname/IP (?:does not|doesn't) match certificate's altnames"
+         r"(?:: (?:IP|Host): (?P<name>[^\s\"<]+?)\.? is not in the cert)?",
          "KafkaJSConnectionError: Connection error: Hostname/IP does not match certificate's altnames: Host: "
          "b-1.example.kafka.us-east-1.amazonaws.com. is not in the cert's altnames: DNS:*.internal.example")
 def _kafkajs_certificate_name(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = _kafkajs_endpoint(m.string, scan)
-    yield Sighting(CERT_NAME, KAFKAJS, m.group("name"), port if host == m.group("name") else None,
+    yield Sighting(CERT_NAME, KAFKAJS, m.group("name") or host, port if host == (m.group("name") or host) else None,
                    role=_kafkajs_role(m.string), detail=m.group(0))
 
 
 # A listener that wants TLS (plaintext bytes end its handshake) and one that wants SASL (a Kafka request
 # before authentication) both just close; kafkajs says only this, for either.
 @pattern("kafkajs.connection_closed", KAFKAJS, "Closed connection",
-         r"KafkaJSConnectionClosedError: Closed connection|\[BrokerPool\] Closed connection",
+         r"KafkaJS\w*Error: Closed connection|\[BrokerPool\] Closed connection",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.663Z","logger":"kafkajs","message":"[BrokerPool] Closed '
          'connection","retryCount":0,"retryTime":354}')
 def _kafkajs_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:

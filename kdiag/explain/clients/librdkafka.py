@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, HOST,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
@@ -43,8 +43,8 @@ class RdBroker:
         after_thread = line.find("]: ")
         m = _RD_BROKER.match(line, after_thread + 3) if after_thread >= 0 else None
         m = m or _RD_BROKER.search(line)
-        if m is None:
-            return cls()
+        if m is None:  # the consumer group's coordinator: librdkafka names its connection GroupCoordinator
+            return cls(role=COORDINATOR) if "GroupCoordinator" in line else cls()
         ident = m.group("id")
         node_id = None if ident == "bootstrap" else int(ident)
         role = BOOTSTRAP if ident == "bootstrap" or (node_id is not None and node_id < 0) else ADVERTISED
@@ -128,7 +128,8 @@ def _rd_request_in_flight_timeout(m: re.Match[str], scan: ScanState) -> Iterator
          "(connecting to a SSL listener?) or broker version is < 0.10 (see api.version.request) "
          "(after 26ms in state APIVERSION_QUERY)")
 def _rd_ssl_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS)
+    yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS, guess="might be caused by incorrect security.protocol "
+                                           "configuration (connecting to a SSL listener?) or broker version is < 0.10")
 
 
 # What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).
@@ -165,8 +166,18 @@ def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[It
          "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
 def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     why = _AFTER.sub("", m.group("why") or "")
-    symptom = CERT_NAME if "hostname mismatch" in m.string.lower() else CERT_UNTRUSTED
+    lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
+    symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
     yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
+
+
+# The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
+# the words do not say why, so which TLS failure it was is a reading.
+@pattern("librdkafka.ssl_handshake_failed_alone", LIBRDKAFKA, "Local: SSL handshake failed",
+         r"Local: SSL handshake failed(?!:)", "Confluent.Kafka.KafkaException: Local: SSL handshake failed")
+def _rd_ssl_handshake_failed_alone(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(TLS_FAILED, detail="Local: SSL handshake failed",
+                                           guess="Local: SSL handshake failed (no reason given)")
 
 
 @pattern("librdkafka.client_certificate_alert", LIBRDKAFKA, "SSL alert number",
@@ -199,7 +210,26 @@ def _client_certificate_setting(m: re.Match[str], scan: ScanState) -> Iterator[I
          "Disconnected: verify that security.protocol is correctly configured, broker might require SASL "
          "authentication (after 2ms in state UP)")
 def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(SASL_NEEDED)
+    yield RdBroker.find(m.string).sighting(SASL_NEEDED, guess="broker might require SASL authentication")
+
+
+# A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the
+# broker's connections.max.idle.ms (10 min) closing an idle connection: normal, and librdkafka reconnects.
+@pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected (after ",
+         r"\bDisconnected \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
+         "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:b:9092/bootstrap]: b:9092/bootstrap: Disconnected (after "
+         "3ms in state APIVERSION_QUERY)")
+def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("state") == "UP" and int(m.group("ms")) >= 60000:
+        return
+    yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
+
+
+@pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",
+         r"Local: All broker connections are down(?!: \d+/\d+ brokers are down)",
+         "KafkaError{code=_ALL_BROKERS_DOWN,val=-187,str=\"Local: All broker connections are down\"}")
+def _rd_all_connections_down(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ALL_DOWN, LIBRDKAFKA, detail="All broker connections are down")
 
 
 @pattern("librdkafka.sasl_mechanism", LIBRDKAFKA, "mechanism handshake failed",

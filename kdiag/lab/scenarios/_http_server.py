@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Sequence
 
-from kdiag.lab.scenarios._tcp_proxy import parse_hostport
+from kdiag.lab.relay import parse_hostport
 
 READ_TIMEOUT = 5.0
 METHODS = (b"GET ", b"HEAD ", b"POST ", b"PUT ", b"DELETE ", b"OPTIONS ")

@@ -12,7 +12,7 @@ import socket
 import sys
 from collections.abc import Sequence
 
-from kdiag.lab.scenarios._tcp_proxy import parse_hostport, splice
+from kdiag.lab.relay import parse_hostport, splice
 
 
 def serve(server: socket.socket, targets: Sequence[tuple[str, int]]) -> None:

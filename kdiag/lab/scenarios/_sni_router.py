@@ -21,7 +21,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from kdiag.lab.scenarios._tcp_proxy import parse_hostport, splice
+from kdiag.lab.relay import parse_hostport, splice
 
 FAKE_SUBJECT = "/O=Acme Co/CN=Kubernetes Ingress Controller Fake Certificate"
 MAX_HELLO = 16384 + 5

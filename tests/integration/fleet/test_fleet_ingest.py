@@ -24,7 +24,7 @@ from kdiag.fleet.tables import TABLES
 from kdiag.lab.kafka import KafkaBroker
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
 from tests.integration.fleet.support import differences, read_table
-from tests.integration.fleet.test_fleet_kafka import _produce, _records
+from tests.integration.fleet.test_fleet_kafka import fleet_records, produce_records
 from tests.kdiag_cli import KdiagRun, run_kdiag
 
 pytestmark = pytest.mark.timeout(2400)
@@ -178,8 +178,8 @@ def test_new_files_are_ingested_incrementally_and_the_old_ones_stay_once(file_ta
 def test_a_topic_killed_mid_ingest_and_run_again_lands_exactly_once(kafka_broker: KafkaBroker, fleet: Path,
                                                                     truth: dict[str, Any], tmp_path: Path) -> None:
     topic = "kdiag-fleet-ingest"
-    records = _records(fleet)
-    _produce(kafka_broker.bootstrap_servers, topic, records)
+    records = fleet_records(fleet)
+    produce_records(kafka_broker.bootstrap_servers, topic, records)
     source = f"kafka://{kafka_broker.bootstrap_servers}/{topic}"
     table = tmp_path / "table"
     _ingest_killed_after_the_first_batch([source, "--max-records-per-batch", "600"], table, tmp_path / "killed.log")

@@ -28,7 +28,7 @@ from tests.kdiag_cli import run_kdiag
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(1800)]
 
 
-def _records(fleet: Path) -> list[str]:
+def fleet_records(fleet: Path) -> list[str]:
     """Every record of the generated files: each line, and each whole ticket file."""
     records = []
     for path in sorted((fleet / "reports").iterdir()):
@@ -39,7 +39,7 @@ def _records(fleet: Path) -> list[str]:
     return records
 
 
-def _produce(bootstrap: str, topic: str, values: list[str]) -> None:
+def produce_records(bootstrap: str, topic: str, values: list[str]) -> None:
     from confluent_kafka import Producer
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -57,7 +57,7 @@ def _produce(bootstrap: str, topic: str, values: list[str]) -> None:
 def test_a_report_topic_gives_the_same_tables_as_the_files(kafka_broker: KafkaBroker, fleet: Path,
                                                            truth: dict[str, Any], tmp_path: Path) -> None:
     topic = "kdiag-fleet-reports"
-    _produce(kafka_broker.bootstrap_servers, topic, _records(fleet))
+    produce_records(kafka_broker.bootstrap_servers, topic, fleet_records(fleet))
     out = tmp_path / "out"
     run = run_kdiag("fleet", "analyze", f"kafka://{kafka_broker.bootstrap_servers}/{topic}", "--out", str(out),
                     timeout=SPARK_TIMEOUT)

@@ -21,25 +21,21 @@ from kdiag.explain.engine import explain_text
 from kdiag.lab.kafka import cache_root, install
 from kdiag.lab.scenarios.kerberos import GSSAPI_PORT, KERBEROS_PRINCIPAL_MISMATCH, MACHINE_NAME, REALM
 from kdiag.lab.scenarios.healthy import SERVER_IP, SERVER_NAME
-from tests.lab_golden import assert_matches_golden
-from tests.labrun import assert_as_expected
+from tests.labrun import assert_run
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
 SCENARIO = KERBEROS_PRINCIPAL_MISMATCH
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures" / "client_logs"
 KCAT_SECONDS = 30.0
-RUN_SECONDS = 15.0
 
 
 @pytest.mark.parametrize("vantage", SCENARIO.vantages, ids=[v.name for v in SCENARIO.vantages])
 def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, vantage) -> None:
     run = lab(SCENARIO.name).run(vantage)
-    assert_as_expected(run)
-    assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
+    assert_run(SCENARIO.name, run)
     kerberos = next(s for s in run.report["stages"] if s["name"] == "sasl")["detail"]["kerberos"]
     assert kerberos["ccache_principal"] == f"alice@{REALM}"
-    assert_matches_golden(run)
 
 
 def test_the_laptops_principal_comes_from_the_reverse_dns_and_the_name_as_written_exists(lab) -> None:

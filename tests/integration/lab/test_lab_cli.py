@@ -25,6 +25,7 @@ from kdiag.lab.netns import Dnat, Dns, Firewall, Host, LabError, Link, Topology
 from kdiag.lab.runner import SCENARIO_RECORD, scenario_up
 from kdiag.lab.scenarios.base import LabBroker, LabProcess, Scenario, Vantage, healthy
 from tests.kdiag_cli import REPO, run_kdiag
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.netns]
 
@@ -102,8 +103,7 @@ def stop(process: subprocess.Popen[str]) -> None:
 
 def run_record(pid: int, *, timeout: float) -> dict:
     """The scenario record of the run owned by ``pid``, once it exists."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def recorded() -> dict | None:
         for path in netns.STATE_ROOT.glob(f"*/{SCENARIO_RECORD}") if netns.STATE_ROOT.is_dir() else ():
             try:
                 record = json.loads(path.read_text())
@@ -111,8 +111,9 @@ def run_record(pid: int, *, timeout: float) -> dict:
                 continue
             if record.get("pid") == pid:
                 return {**record, "state_dir": str(path.parent)}
-        time.sleep(0.05)
-    pytest.fail(f"process {pid} recorded no scenario within {timeout:g} s")
+        return None
+
+    return wait_until(recorded, timeout, f"process {pid} recorded a scenario")
 
 
 # --------------------------------------------------------------------------- the commands
@@ -181,10 +182,11 @@ def test_ctrl_c_while_the_broker_starts_tears_everything_down():
         held = hold_namespaces(list(record["namespaces"].values()))
         try:
             # The broker JVM is on its way up (its workdir is in the state dir) when Ctrl-C comes.
-            deadline = time.monotonic() + 60
-            while not processes_mentioning(f"{record['state_dir']}/kafka/node-1/server.properties"):
-                assert time.monotonic() < deadline and up.poll() is None, "the broker never started"
-                time.sleep(0.05)
+            def broker_starting() -> list[str]:
+                assert up.poll() is None, f"kdiag lab up exited {up.returncode}"
+                return processes_mentioning(f"{record['state_dir']}/kafka/node-1/server.properties")
+
+            wait_until(broker_starting, 60, "the broker's JVM started")
             up.send_signal(signal.SIGINT)
             assert up.wait(timeout=60) == 130
             assert processes_in(held) == []

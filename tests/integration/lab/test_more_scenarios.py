@@ -9,8 +9,6 @@ run. Then a scenario whose setup step fails must leave nothing behind. Needs roo
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import pytest
 
 from kdiag.lab import netns
@@ -20,33 +18,20 @@ from kdiag.lab.runner import VantageRun, scenario_up
 from kdiag.lab.scenarios import cluster, firewall, kubernetes, nat, protocol, topics
 from kdiag.lab.scenarios import healthy as healthy_scenarios
 from kdiag.lab.scenarios.base import LabBroker, LabStep, Scenario, Vantage, healthy, python_module
-from tests.lab_golden import assert_matches_golden
-from tests.labrun import assert_as_expected
+from tests.labrun import Checks, assert_run, finding_in
 
 pytestmark = [pytest.mark.netns, pytest.mark.broker]
 
 MODULES = (healthy_scenarios, kubernetes, nat, firewall, protocol, topics, cluster)
 CASES = [(scenario.name, vantage) for module in MODULES for scenario in module.SCENARIOS
          for vantage in scenario.vantages]
-RUN_SECONDS = 15.0
-"""What one kdiag run may take, with its round trip (about a second; a dropped port adds the 1 s connect timeout)."""
 
 
 # --------------------------------------------------------------------------- closer looks, in the same run
 
-Check = Callable[[VantageRun], None]
-CHECKS: dict[tuple[str, str], Check] = {}
-
-
-def check(scenario: str, vantage: str) -> Callable[[Check], Check]:
-    def register(function: Check) -> Check:
-        CHECKS[(scenario, vantage)] = function
-        return function
-    return register
-
-
-def finding(run: VantageRun, finding_id: str) -> dict:
-    return next(f for f in run.report["findings"] if f["id"] == finding_id)
+CHECKS = Checks()
+check = CHECKS.of
+finding = finding_in
 
 
 def brokers(run: VantageRun) -> dict[int, dict]:
@@ -125,18 +110,12 @@ def inside_the_cluster_the_pod_name_resolves(run: VantageRun) -> None:
 
 
 def test_every_check_names_a_vantage_that_exists() -> None:
-    cases = {(name, vantage.name) for name, vantage in CASES}
-    assert set(CHECKS) <= cases, set(CHECKS) - cases
+    assert CHECKS.naming_no_case(CASES) == set()
 
 
 @pytest.mark.parametrize(("scenario", "vantage"), CASES, ids=[f"{name}/{vantage.name}" for name, vantage in CASES])
 def test_kdiag_from_each_vantage_ends_as_the_scenario_says(lab, scenario, vantage) -> None:
-    run = lab(scenario).run(vantage)
-    assert_as_expected(run)
-    assert_matches_golden(run)  # the report, normalised, is the one recorded before issue 8's refactor
-    assert run.seconds < RUN_SECONDS, f"kdiag took {run.seconds:.1f} s from {vantage.name}"
-    if (scenario, vantage.name) in CHECKS:
-        CHECKS[(scenario, vantage.name)](run)
+    assert_run(scenario, lab(scenario).run(vantage), checks=CHECKS)
 
 
 # --------------------------------------------------------------------------- setup steps

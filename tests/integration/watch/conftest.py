@@ -3,17 +3,21 @@ its sinks wrote, and a real Prometheus server. Nothing skips: a missing tool fai
 
 from __future__ import annotations
 
+import base64
 import json
 import os
 import re
 import shutil
 import signal
+import ssl
 import subprocess
 import sys
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -26,9 +30,14 @@ SECRET = "s3cr3t-Pa55word-for-watch"  # a SASL password that must never appear i
 class WatchAgent:
     """``kdiag watch`` running as its own process, its stdout and stderr in files."""
 
-    def __init__(self, args: list[str], *, workdir: Path, env: dict[str, str] | None = None) -> None:
+    def __init__(self, args: list[str], *, workdir: Path, env: dict[str, str] | None = None,
+                 tls: ssl.SSLContext | None = None, auth: tuple[str, str] | None = None) -> None:
+        """``tls`` (the context to trust the agent's certificate with) and ``auth`` (a basic-auth user
+        and password) for an agent started with --web-config-file."""
         [self.port] = free_ports(1)
-        self.url = f"http://127.0.0.1:{self.port}"
+        self.tls = tls
+        self.url = f"{'https' if tls is not None else 'http'}://127.0.0.1:{self.port}"
+        self.headers = {"Authorization": "Basic " + base64.b64encode(":".join(auth).encode()).decode()} if auth else {}
         self.stdout_path = workdir / "watch.stdout"
         self.stderr_path = workdir / "watch.stderr"
         environ = {k: v for k, v in os.environ.items() if not k.startswith("KDIAG_")}
@@ -39,9 +48,9 @@ class WatchAgent:
                 stdout=out, stderr=err, stdin=subprocess.DEVNULL, env=environ)
 
     def get(self, path: str, *, headers: dict[str, str] | None = None, timeout: float = 15.0) -> tuple[int, str]:
-        request = urllib.request.Request(self.url + path, headers=headers or {})
+        request = urllib.request.Request(self.url + path, headers={**self.headers, **(headers or {})})
         try:
-            with urllib.request.urlopen(request, timeout=timeout) as answer:
+            with urllib.request.urlopen(request, timeout=timeout, context=self.tls) as answer:
                 return answer.status, answer.read().decode()
         except urllib.error.HTTPError as exc:
             return exc.code, exc.read().decode()
@@ -133,16 +142,58 @@ def topic_reports(bootstrap: str, topic: str, *, expect: int, timeout: float = 6
 def start_watch(tmp_path: Path) -> Iterator:
     agents: list[WatchAgent] = []
 
-    def start(*args: str, env: dict[str, str] | None = None) -> WatchAgent:
+    def start(*args: str, env: dict[str, str] | None = None, **access) -> WatchAgent:
         workdir = tmp_path / f"agent{len(agents)}"
         workdir.mkdir()
-        agent = WatchAgent(list(args), workdir=workdir, env=env)
+        agent = WatchAgent(list(args), workdir=workdir, env=env, **access)
         agents.append(agent)
         return agent
 
     yield start
     for agent in agents:
         agent.stop()
+
+
+@contextmanager
+def prometheus_server(config: Path, workdir: Path) -> Iterator[Callable[[str], list[dict]]]:
+    """A real Prometheus with ``config``, its data and log in ``workdir``: yields its query function
+    (PromQL in, the result vector out; OSError while it is not yet up)."""
+    [port] = free_ports(1)
+    log_path = workdir / "prometheus.log"
+    with log_path.open("wb") as log:
+        server = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={workdir / 'tsdb'}",
+                                   f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
+
+    def query(expression: str) -> list[dict]:
+        assert server.poll() is None, log_path.read_text()[-2000:]
+        url = f"http://127.0.0.1:{port}/api/v1/query?" + urllib.parse.urlencode({"query": expression})
+        with urllib.request.urlopen(url, timeout=10) as answer:
+            body = json.load(answer)
+        assert body["status"] == "success", body
+        return body["data"]["result"]
+
+    try:
+        yield query
+    finally:
+        server.terminate()
+        server.wait(10)
+
+
+def wait_for_results(query: Callable[[str], list[dict]], expressions: dict[str, str],
+                     done: Callable[[dict[str, list[dict]]], bool], timeout: float = 90.0) -> dict[str, list[dict]]:
+    """Ask every expression until ``done`` holds for the results (or ``timeout`` passes): the last results."""
+    deadline = time.monotonic() + timeout
+    results: dict[str, list[dict]] = {}
+    while time.monotonic() < deadline:
+        try:
+            results = {name: query(expression) for name, expression in expressions.items()}
+        except OSError:  # not up yet
+            time.sleep(0.5)
+            continue
+        if done(results):
+            break
+        time.sleep(0.5)
+    return results
 
 
 def promtool() -> str:

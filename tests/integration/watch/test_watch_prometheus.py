@@ -3,19 +3,14 @@ for two brokers at once."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import time
-import urllib.parse
-import urllib.request
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
-from conftest import check_metrics, sample
+from conftest import check_metrics, prometheus_server, sample, wait_for_results
 
-from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_ports, loopback_specs
+from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, loopback_specs
 
 
 @pytest.fixture(scope="module")
@@ -48,14 +43,6 @@ def test_probe_answers_for_two_brokers_at_once_and_for_a_refused_target(
     assert agent.get("/probe?target=no:port:here")[0] == 400
 
 
-def query(prometheus: str, expression: str) -> list[dict]:
-    url = f"{prometheus}/api/v1/query?" + urllib.parse.urlencode({"query": expression})
-    with urllib.request.urlopen(url, timeout=10) as answer:
-        body = json.load(answer)
-    assert body["status"] == "success", body
-    return body["data"]["result"]
-
-
 @pytest.mark.broker
 def test_a_real_prometheus_scrapes_the_agent_and_the_probe_endpoint(
         kafka_broker: KafkaBroker, second_broker: KafkaBroker, start_watch, tmp_path: Path) -> None:
@@ -78,39 +65,19 @@ scrape_configs:
       - {{source_labels: [__param_target], target_label: instance}}
       - {{target_label: __address__, replacement: '{agent_address}'}}
 """)
-    [port] = free_ports(1)
-    prometheus = f"http://127.0.0.1:{port}"
-    log = (tmp_path / "prometheus.log").open("wb")
-    server = subprocess.Popen(["prometheus", f"--config.file={config}", f"--storage.tsdb.path={tmp_path / 'tsdb'}",
-                               f"--web.listen-address=127.0.0.1:{port}"], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        deadline = time.monotonic() + 90
-        results: dict[str, list[dict]] = {}
-        while time.monotonic() < deadline:
-            assert server.poll() is None, (tmp_path / "prometheus.log").read_text()[-2000:]
-            try:
-                results = {
-                    "sidecar": query(prometheus, 'kdiag_probe_success{job="kdiag"}'),
-                    "probe": query(prometheus, 'kdiag_probe_success{job="kdiag-probe"}'),
-                    "broker": query(prometheus, 'kdiag_broker_up{job="kdiag"}'),
-                    "refused": query(prometheus, 'kdiag_finding{job="kdiag-probe",id="BOOTSTRAP_REFUSED"} == 1'),
-                    "up": query(prometheus, "up == 1"),
-                }
-            except OSError:
-                time.sleep(0.5)
-                continue
-            if len(results["probe"]) == 3 and results["sidecar"] and results["refused"] and len(results["up"]) == 4:
-                break
-            time.sleep(0.5)
+    with prometheus_server(config, tmp_path) as query:
+        results = wait_for_results(query, {
+            "sidecar": 'kdiag_probe_success{job="kdiag"}',
+            "probe": 'kdiag_probe_success{job="kdiag-probe"}',
+            "broker": 'kdiag_broker_up{job="kdiag"}',
+            "refused": 'kdiag_finding{job="kdiag-probe",id="BOOTSTRAP_REFUSED"} == 1',
+            "up": "up == 1",
+        }, lambda r: len(r["probe"]) == 3 and bool(r["sidecar"]) and bool(r["refused"]) and len(r["up"]) == 4)
         assert [r["value"][1] for r in results["sidecar"]] == ["1"]
         by_instance = {r["metric"]["instance"]: r["value"][1] for r in results["probe"]}
         assert by_instance == {kafka_broker.bootstrap_servers: "1", second_broker.bootstrap_servers: "1",
                                "127.0.0.1:1": "0"}
         assert [r["metric"]["instance"] for r in results["refused"]] == ["127.0.0.1:1"]
         assert [(r["metric"]["node_id"], r["value"][1]) for r in results["broker"]] == [("1", "1")]
-        histogram = query(prometheus, 'kdiag_probe_duration_seconds_count{job="kdiag"}')
+        histogram = query('kdiag_probe_duration_seconds_count{job="kdiag"}')
         assert float(histogram[0]["value"][1]) >= 1
-    finally:
-        server.terminate()
-        server.wait(10)
-        log.close()

@@ -1,6 +1,7 @@
 """The house's rules, read from the source: no import cycles in ``kdiag/`` and ``probes/`` (imports
 inside functions count: a module never imports its importer), ``probes/`` imports nothing of
-``kdiag``, and the lower rooms do not reach up into commands, views or the CLI."""
+``kdiag``, every room imports only the rooms ARCHITECTURE.md says it may (``ROOMS``), and no arrow
+runs back up but the stated ones (``BACK_UP``)."""
 
 from __future__ import annotations
 
@@ -109,27 +110,98 @@ def test_only_the_cli_and_its_entry_point_import_the_cli():
     assert importers == ["kdiag.__main__"]
 
 
-def within(module: str, rooms: tuple[str, ...]) -> bool:
-    """``module`` is one of ``rooms`` or inside one (``kdiag.cli`` holds not ``kdiag.clientconfig``)."""
-    return any(module == room or module.startswith(room + ".") for room in rooms)
+# Every room of kdiag, bottom first, with the rooms it may import: ARCHITECTURE.md's table, checked. A
+# module belongs to the longest room name it is, or is inside of (``kdiag.fleet.job`` is not in
+# ``kdiag.fleet``'s room; ``kdiag`` itself is only the package's ``__init__``). A room imports only rooms
+# listed before it: an arrow running back up is one of BACK_UP, stated with its reason, or a failure.
+ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("probes", ()),
+    ("kdiag", ("probes",)),  # the package: __version__
+    ("kdiag.finding", ()),
+    ("kdiag.exitstatus", ()),
+    ("kdiag.render.safe", ("kdiag.finding",)),  # the one sanitizer: a leaf any room may use
+    ("kdiag.secrets", ("kdiag.render.safe",)),  # what is secret, redaction, the scrubber: a leaf too
+    ("kdiag.jsonform", ()),
+    ("kdiag.capture.model", ("probes", "kdiag.finding", "kdiag.jsonform")),
+    ("kdiag.report", ("probes", "kdiag", "kdiag.finding", "kdiag.jsonform", "kdiag.capture.model")),
+    ("kdiag.inputfile", ("kdiag.exitstatus", "kdiag.jsonform", "kdiag.report")),
+    ("kdiag.target", ("probes", "kdiag.exitstatus", "kdiag.report")),
+    ("kdiag.clientconfig", ("probes", "kdiag.exitstatus", "kdiag.secrets", "kdiag.inputfile")),
+    ("kdiag.diagnose", ("probes", "kdiag.finding", "kdiag.report")),
+    ("kdiag.stages", ("probes", "kdiag.report")),
+    ("kdiag.orchestrate", ("probes", "kdiag.exitstatus", "kdiag.report", "kdiag.diagnose", "kdiag.stages")),
+    ("kdiag.explain", ("probes", "kdiag", "kdiag.finding", "kdiag.secrets", "kdiag.jsonform", "kdiag.report",
+                       "kdiag.diagnose")),
+    ("kdiag.capture", ("probes", "kdiag.finding", "kdiag.exitstatus", "kdiag.capture.model", "kdiag.report",
+                       "kdiag.inputfile", "kdiag.diagnose")),
+    ("kdiag.diff", ("kdiag.finding", "kdiag.jsonform", "kdiag.report", "kdiag.diagnose")),
+    ("kdiag.lab", ("probes",)),
+    ("kdiag.catalog", ("kdiag.diagnose", "kdiag.lab")),
+    ("kdiag.fleet", ("probes", "kdiag.secrets", "kdiag.report", "kdiag.diagnose", "kdiag.lab")),
+    ("kdiag.render", ("probes", "kdiag.finding", "kdiag.render.safe", "kdiag.secrets", "kdiag.capture.model",
+                      "kdiag.report", "kdiag.orchestrate", "kdiag.explain", "kdiag.diff", "kdiag.lab", "kdiag.catalog",
+                      "kdiag.fleet")),
+    ("kdiag.fleet.job", ("kdiag.report", "kdiag.fleet", "kdiag.render")),
+    ("kdiag.sinks", ("kdiag.exitstatus",)),
+    ("kdiag.watch", ("probes", "kdiag", "kdiag.exitstatus", "kdiag.render.safe", "kdiag.secrets", "kdiag.report",
+                     "kdiag.inputfile", "kdiag.target", "kdiag.diagnose", "kdiag.orchestrate", "kdiag.sinks")),
+    ("kdiag.environment", ("kdiag.exitstatus", "kdiag.render.safe", "kdiag.secrets", "kdiag.clientconfig",
+                           "kdiag.render")),
+    ("kdiag.commands", ("probes", "kdiag.exitstatus", "kdiag.jsonform", "kdiag.report", "kdiag.inputfile",
+                        "kdiag.target", "kdiag.clientconfig", "kdiag.orchestrate", "kdiag.explain", "kdiag.capture",
+                        "kdiag.diff", "kdiag.lab", "kdiag.catalog", "kdiag.fleet", "kdiag.render", "kdiag.fleet.job",
+                        "kdiag.sinks", "kdiag.watch", "kdiag.environment")),
+    ("kdiag.cli", ("kdiag", "kdiag.exitstatus", "kdiag.clientconfig", "kdiag.environment", "kdiag.commands")),
+    ("kdiag.__main__", ("kdiag.cli",)),
+)
+SPARK = ("kdiag.fleet.job", "kdiag.fleet.ingest")
+"""The Spark applications (``spark-submit`` runs each as it is): one room, named after the job."""
+ORDER = [name for name, _ in ROOMS]
+MAY_IMPORT = dict(ROOMS)
+BACK_UP: dict[tuple[str, str], str] = {}
+"""(room, the room above it that it imports): why. None today; ARCHITECTURE.md states any there is."""
 
 
-# The sanitizer (with the views) and the secrets module (the scrubber) are leaves any room may use.
-LEAVES = ("kdiag.render.safe", "kdiag.secrets")
+def room_of(module: str) -> str | None:
+    """The room ``module`` belongs to: the longest room name it is or is inside of (``kdiag`` only itself)."""
+    if module in SPARK:
+        return SPARK[0]
+    rooms = [name for name in ORDER if module == name or (name != "kdiag" and module.startswith(name + "."))]
+    return max(rooms, key=len, default=None)
 
 
-def test_the_model_rules_and_the_ways_facts_arrive_import_no_command_view_or_environment():
-    upper = ("kdiag.commands", "kdiag.render", "kdiag.environment", "kdiag.cli", "kdiag.watch", "kdiag.sinks")
-    lower = ("kdiag.finding", "kdiag.report", "kdiag.jsonform", "kdiag.diagnose", "kdiag.explain", "kdiag.capture",
-             "kdiag.diff", "kdiag.inputfile", "probes")
-    bad = {name: sorted(t for t in targets if within(t, upper) and t not in LEAVES)
-           for name, targets in import_graph().items() if within(name, lower)}
-    assert {name: targets for name, targets in bad.items() if targets} == {}
+def arrows() -> set[tuple[str, str]]:
+    """Every (room, room it imports), each import statement of each module counted."""
+    return {(room_of(name), room_of(target)) for name, targets in import_graph().items() for target in targets
+            if room_of(name) != room_of(target)}
 
 
-def test_the_sanitizer_and_the_scrubber_are_leaves():
-    graph = import_graph()
-    assert {leaf: sorted(graph[leaf] - {"kdiag.finding", *LEAVES}) for leaf in LEAVES} == {leaf: [] for leaf in LEAVES}
+def test_every_module_has_a_room():
+    assert sorted(name for name in import_graph() if room_of(name) is None) == []
+
+
+def test_each_room_imports_only_the_rooms_it_may():
+    assert sorted((source, target) for source, target in arrows() if target not in MAY_IMPORT[source]) == []
+
+
+def upward(rooms: tuple[tuple[str, tuple[str, ...]], ...]) -> set[tuple[str, str]]:
+    """The arrows from a room to one listed after it: running back up."""
+    order = [name for name, _ in rooms]
+    return {(source, target) for source, targets in rooms for target in targets
+            if order.index(target) > order.index(source)}
+
+
+def test_the_rooms_are_layered_and_no_arrow_runs_back_up_but_the_stated_one():
+    assert upward(ROOMS) == set(BACK_UP) and len(BACK_UP) <= 1
+
+
+def test_an_arrow_back_up_is_found():  # the guard guards
+    assert upward((("a", ()), ("b", ("a", "c")), ("c", ("a",)))) == {("b", "c")}
+
+
+def test_the_sanitizer_and_the_secrets_module_are_leaves():
+    assert MAY_IMPORT["kdiag.render.safe"] == ("kdiag.finding",)
+    assert MAY_IMPORT["kdiag.secrets"] == ("kdiag.render.safe",)
 
 
 def test_the_report_model_does_no_io():
@@ -155,3 +227,23 @@ def test_the_version_the_probes_announce_is_the_distributions():
 
     declared = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
     assert probes.__version__ == kdiag.__version__ == declared
+
+
+def test_no_module_imports_another_modules_private_name():
+    """``from m import _name`` reaches into ``m``: what another module needs is public (and named so)."""
+    reaching = [f"{path.relative_to(REPO)}:{node.lineno} {node.module}.{alias.name}"
+                for root in ("kdiag", "probes", "tests", "bench") for path in sorted((REPO / root).rglob("*.py"))
+                for node in ast.walk(ast.parse(path.read_text(encoding="utf-8")))
+                if isinstance(node, ast.ImportFrom)
+                for alias in node.names if alias.name.startswith("_") and not alias.name.startswith("__")]
+    assert reaching == []
+
+
+def test_architecture_md_has_a_row_for_every_room_in_this_order():
+    """ARCHITECTURE.md's table of rooms is ROOMS: the same rooms, bottom first."""
+    text = (REPO / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text.split("| room | holds | may import |", 1)[1].split("\n\n", 1)[0]
+    rows = [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")]
+    rooms = [row.split("`")[1].removesuffix("/").removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+             for row in rows]
+    assert rooms == ORDER

@@ -5,7 +5,7 @@ from __future__ import annotations
 import struct
 
 from kdiag.capture.flows import CaptureAnalyzer
-from kdiag.capture.framing import find_request_start, plausible_request
+from kdiag.capture.kafka_streams import find_request_start, plausible_request
 from kdiag.capture.model import KAFKA, NOT_KAFKA, TLS
 from kdiag.capture.pcapio import ACK, FIN, LINKTYPE_LINUX_SLL, PSH, RST, build_tcp
 from kdiag.capture.synthetic import (

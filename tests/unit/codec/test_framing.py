@@ -199,3 +199,15 @@ def test_garbage_is_frame_too_large_and_classed_as_text_or_binary(data, kind):
     assert buffer.pending == 0
     assert identify_foreign(data) is None
     assert foreign_or_garbage(data).kind == kind
+
+
+def test_the_probe_and_the_capture_share_one_frame_cap_above_kafkas_largest_request() -> None:
+    """128 MiB: above socket.request.max.bytes (100 MiB), below what a TLS record or HTTP reads as."""
+    from kdiag.capture import flows, kafka_streams
+    from probes.codec import MAX_FRAME_SIZE
+
+    assert MAX_FRAME_SIZE == 128 * 1024 * 1024
+    assert 100 * 1024 * 1024 < MAX_FRAME_SIZE < int.from_bytes(b"\x15\x03\x03\x00", "big")
+    assert kafka_streams.MAX_FRAME_SIZE is MAX_FRAME_SIZE
+    assert flows.CaptureAnalyzer.__init__.__kwdefaults__["frame_max"] == MAX_FRAME_SIZE
+    assert not hasattr(kafka_streams, "FRAME_MAX")

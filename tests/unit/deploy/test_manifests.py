@@ -78,6 +78,32 @@ def test_the_sidecar_is_probed_on_livez_and_readyz_at_its_metrics_port():
     assert env["KDIAG_READY_WHEN"] == "probed"  # a Kafka hiccup must not pull the app from its Service
 
 
+def test_the_sidecar_listens_on_the_pod_ip_not_every_address():
+    names = [e["name"] for e in sidecar()["env"]]
+    env = {e["name"]: e for e in sidecar()["env"]}
+    assert env["KDIAG_LISTEN"]["value"] == "$(POD_IP):9108"
+    assert env["POD_IP"]["valueFrom"] == {"fieldRef": {"fieldPath": "status.podIP"}}
+    assert names.index("POD_IP") < names.index("KDIAG_LISTEN")  # Kubernetes expands only earlier variables
+
+
+def test_the_network_policy_admits_the_metrics_port_from_the_monitoring_namespace_only():
+    policy = documents()["NetworkPolicy"]
+    pod = documents()["Pod"]
+    assert policy["metadata"]["namespace"] == pod["metadata"]["namespace"]
+    assert policy["spec"]["podSelector"]["matchLabels"].items() <= pod["metadata"]["labels"].items()
+    assert "Ingress" in policy["spec"]["policyTypes"]
+    named = {p["name"]: p["containerPort"] for c in pod["spec"]["containers"] for p in c.get("ports", ())}
+
+    def admits_metrics(rule: dict) -> bool:  # a rule without ports admits every port
+        ports = [named.get(p["port"], p["port"]) for p in rule.get("ports", [{"port": 9108}])]
+        return 9108 in ports
+
+    rules = [rule for rule in policy["spec"]["ingress"] if admits_metrics(rule)]
+    assert len(rules) == 1 and rules[0]["from"] == [
+        {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}]
+    assert all(rule.get("ports") for rule in policy["spec"]["ingress"])  # no rule admits every port
+
+
 def test_the_sidecar_is_configured_by_variables_kdiag_watch_reads_and_no_secret_is_inline():
     container = sidecar()
     assert container.get("args", ["watch"]) == ["watch"]

@@ -19,7 +19,8 @@ def gssapi_report(principal: ServicePrincipal, *, bootstrap: str = "kafka.exampl
     report = bootstrap_failure(bootstrap, attempts=[tcp_ok("198.51.100.10", int(port))])
     check = KerberosCheck(Krb5Config("/etc/krb5.conf", "EXAMPLE.TEST"), "kafka", "alice@EXAMPLE.TEST",
                           principals=(principal,))
-    stages = list(report.stages)
+    # kdiag cannot log in with GSSAPI: the metadata stage is skipped, as the orchestrator records it
+    stages = [replace(s, status="skip") if s.name == "metadata" else s for s in report.stages]
     stages.insert(2, Stage("sasl", "warn", 3.0, "", SaslDetail((NOT_PROBED,), kerberos=check)))
     return replace(report, stages=tuple(stages))
 

@@ -119,5 +119,11 @@ def test_bob_fix_is_the_seeds_two_listener_docker_setup() -> None:
 
 def test_bob_fix_does_not_offer_advertising_localhost_to_everyone() -> None:
     fix = only(diagnose(docker_bob_from_host()), "ADVERTISED_UNRESOLVABLE").fix
-    assert "Option 1" not in fix
+    assert "one listener per broker, advertising" not in fix
     assert "advertised.listeners=PLAINTEXT://localhost" not in fix
+
+
+def test_the_options_of_a_fix_are_numbered_from_1_whatever_was_left_out() -> None:
+    fix = only(diagnose(docker_bob_from_host()), "ADVERTISED_UNRESOLVABLE").fix
+    assert "Option 1: two listeners per broker." in fix  # the one-listener option does not apply to loopback
+    assert "Option 2" not in fix

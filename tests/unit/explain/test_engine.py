@@ -33,7 +33,7 @@ provided, or not known
 def test_the_seeds_expiring_line_alone_says_what_it_can_mean_and_what_to_run():
     explanation = explained(SEED_PRODUCER.split("\n", 1)[1])
     finding = only(explanation, "ROUNDTRIP_FAILED")
-    assert finding.severity == "error"
+    assert finding.severity == "warning"  # no line says why: "failed for another reason" is not certain
     assert "advertised address is unusable from the client's machine" in finding.explanation
     assert "EC2 internal name" in finding.explanation
     assert "kdiag bootstrap <bootstrap.servers> --topic test" in finding.fix

@@ -14,7 +14,7 @@ from kdiag.fleet.inputs import InputError
 
 
 class LocalTable:
-    """The part of ``kdiag.fleet.ingest.Table`` the rules use, on a local directory."""
+    """The part of ``kdiag.fleet.table.Table`` the rules use, on a local directory."""
 
     def __init__(self, root: Path) -> None:
         self.root = str(root)

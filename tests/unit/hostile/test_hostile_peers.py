@@ -1,16 +1,18 @@
 """The hostile-peer fixture (issue 11, items 4, 5 and 8): scripted peers that misbehave in time, size
 and shape, against the real ``kdiag bootstrap`` run as a child process, so that its peak memory can be
-measured (``os.wait4``'s ru_maxrss, the child's own high-water mark). Each answer must come within
+measured (its own ``VmHWM`` at exit: ``wait4``'s ru_maxrss is no measure of it, since Linux carries the
+forking process's high-water mark across fork and exec, and pytest's own grows with the tests that ran
+before). Each answer must come within
 ``--timeout`` + 1 s (beyond the interpreter's start-up, measured once), in at most 200 MB, exit 1, with
 a precise finding id and its evidence. Each test is named after the attack."""
 
 from __future__ import annotations
 
 import json
-import os
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -52,23 +54,39 @@ def startup() -> float:
 
 def kdiag(port: int, *args: str, timeout: float = TIMEOUT) -> tuple[int, dict, str, float, float]:
     """exit status, the JSON report, stderr, seconds, peak RSS in MB of ``kdiag bootstrap 127.0.0.1:PORT``."""
-    command = [sys.executable, "-m", "kdiag", "bootstrap", f"127.0.0.1:{port}", "--json", "--no-roundtrip",
-               "--no-listener-scan", "--timeout", str(timeout), "--connect-timeout", "1", *args]
-    started = time.monotonic()
-    child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    out: list[bytes] = []
-    err: list[bytes] = []
-    readers = [threading.Thread(target=lambda s=s, b=b: b.append(s.read())) for s, b in
-               ((child.stdout, out), (child.stderr, err))]
-    for reader in readers:
-        reader.start()
-    _, status, usage = os.wait4(child.pid, 0)
-    seconds = time.monotonic() - started
-    for reader in readers:
-        reader.join()
-    child.returncode = os.waitstatus_to_exitcode(status)
+    with tempfile.NamedTemporaryFile("r", suffix=".hwm") as hwm:
+        command = [sys.executable, "-c", PEAK_RSS_WRAPPER, hwm.name, "bootstrap", f"127.0.0.1:{port}", "--json",
+                   "--no-roundtrip", "--no-listener-scan", "--timeout", str(timeout), "--connect-timeout", "1", *args]
+        started = time.monotonic()
+        child = subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        out: list[bytes] = []
+        err: list[bytes] = []
+        readers = [threading.Thread(target=lambda s=s, b=b: b.append(s.read())) for s, b in
+                   ((child.stdout, out), (child.stderr, err))]
+        for reader in readers:
+            reader.start()
+        child.wait()
+        seconds = time.monotonic() - started
+        for reader in readers:
+            reader.join()
+        peak_kib = int(hwm.read() or 0)
+    assert peak_kib, f"the child wrote no peak RSS: {err[0].decode()}"
     report = json.loads(out[0]) if out[0].strip() else {}
-    return child.returncode, report, err[0].decode(), seconds, usage.ru_maxrss / 1024
+    return child.returncode, report, err[0].decode(), seconds, peak_kib / 1024
+
+
+# ``python -c`` runs kdiag as ``python -m kdiag`` would and, whatever way it ends, writes its process's
+# peak RSS (VmHWM, KiB: this mm's since exec) to the file named first.
+PEAK_RSS_WRAPPER = """
+import re, runpy, sys
+peak_file = sys.argv.pop(1)
+sys.argv[0] = "kdiag"
+try:
+    runpy.run_module("kdiag", run_name="__main__", alter_sys=True)
+finally:
+    with open("/proc/self/status") as status, open(peak_file, "w") as out:
+        out.write(re.search(r"^VmHWM:\\s*(\\d+) kB", status.read(), re.M).group(1))
+"""
 
 
 def findings(report: dict) -> dict[str, dict]:

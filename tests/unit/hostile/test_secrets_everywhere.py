@@ -16,12 +16,14 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
 from kdiag.lab.kafka import free_ports
 from tests.fakebroker import API_VERSIONS, FakeBroker, expect_request, send
+from tests.waiting import wait_until
 
 REPO = Path(__file__).resolve().parents[3]
 X_SECRET = "xSecret-7fQm9vYmFy"
@@ -33,8 +35,9 @@ SECRETS = (X_SECRET, FILE_SECRET, KEY_SECRET, ENV_SECRET, LOG_SECRET)
 
 
 def run(args: list[str], *, tty: bool, stdin: bytes = b"", timeout: float = 60, env_extra=None,
-        stop_after: float | None = None) -> tuple[int, bytes]:
-    """kdiag ARGS as a child; stdout and stderr together (a pty) or apart (pipes), all bytes it wrote."""
+        stop_when: Callable[[], bool] | None = None) -> tuple[int, bytes]:
+    """kdiag ARGS as a child; stdout and stderr together (a pty) or apart (pipes), all bytes it wrote.
+    ``stop_when``: SIGTERM it once that is true (a command that runs until stopped, ``kdiag watch``)."""
     env = {**os.environ, "KDIAG_CLIENT_SASL_PASSWORD": ENV_SECRET, "TERM": "xterm-256color", "COLUMNS": "120",
            **(env_extra or {})}
     env.pop("NO_COLOR", None)
@@ -42,8 +45,8 @@ def run(args: list[str], *, tty: bool, stdin: bytes = b"", timeout: float = 60, 
     if not tty:
         child = subprocess.Popen(command, cwd=REPO, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                  stderr=subprocess.PIPE)
-        if stop_after is not None:
-            time.sleep(stop_after)
+        if stop_when is not None:
+            wait_until(lambda: stop_when() or child.poll() is not None, timeout, "the condition to stop kdiag")
             child.send_signal(signal.SIGTERM)
         out, err = child.communicate(stdin, timeout=timeout)
         return child.returncode, out + err
@@ -58,7 +61,7 @@ def run(args: list[str], *, tty: bool, stdin: bytes = b"", timeout: float = 60, 
     started = time.monotonic()
     stopped = False
     while True:
-        if stop_after is not None and not stopped and time.monotonic() - started > stop_after:
+        if stop_when is not None and not stopped and stop_when():
             child.send_signal(signal.SIGTERM)
             stopped = True
         ready, _, _ = select.select([master], [], [], 0.2)
@@ -107,10 +110,8 @@ def inputs(tmp_path_factory) -> dict[str, object]:
                    f'username="alice" password="{LOG_SECRET}";\n'
                    "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed: "
                    f"Invalid username or password {LOG_SECRET}\n")
-    # one call: nothing listens on ``closed``; the watch test's two runs listen on the other two
-    closed, *listen = free_ports(3)
-    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed,
-            "listen": dict(zip((False, True), listen))}
+    [closed] = free_ports(1)
+    return {"root": root, "properties": str(properties), "log": str(log), "closed": closed}
 
 
 def secret_settings(inputs) -> list[str]:
@@ -180,13 +181,13 @@ def test_diff_pcap_findings_and_lab_write_no_secret(inputs, tty, fmt):
 def test_watch_writes_no_secret_to_its_log_reports_or_report_directory(inputs, tty):
     root: Path = inputs["root"]
     reports = root / f"watch-reports-{tty}"
-    listen = inputs["listen"][tty]
-    status, written = run(["watch", f"127.0.0.1:{inputs['closed']}", "--interval", "1s", "--timeout", "2s",
+    closed, listen = free_ports(2)  # one call: the watch must not listen on the port it finds closed
+    status, written = run(["watch", f"127.0.0.1:{closed}", "--interval", "1s", "--timeout", "2s",
                            "--no-roundtrip", "--listen", f"127.0.0.1:{listen}", "--report-stdout",
                            "--report-dir", str(reports), "--debug", "-X", "security.protocol=SASL_PLAINTEXT",
                            "-X", "sasl.mechanisms=PLAIN", "-X", "sasl.username=alice",
                            "--command-config", inputs["properties"]],
-                          tty=tty, stop_after=6, timeout=30)
+                          tty=tty, stop_when=lambda: reports.is_dir() and any(reports.iterdir()), timeout=30)
     assert b"report_id" in written or reports.exists(), written[-2000:]
     assert leaked(written) == [], written[-3000:]
     assert leaked(files_under(reports)) == []

@@ -99,7 +99,7 @@ def test_loopback_specs_refuses_ports_of_the_wrong_count_or_repeated() -> None:
 def test_free_ports_is_the_one_way_tests_and_the_lab_pick_ports() -> None:
     """No other port picker: a ``free_port()`` beside it invites two calls for one broker again."""
     pickers = []
-    for root in ("kdiag", "tests", "probes"):
+    for root in ("kdiag", "tests", "probes", "bench"):
         for path in (REPO / root).rglob("*.py"):
             for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
                 if isinstance(node, ast.FunctionDef) and node.name == "free_port":

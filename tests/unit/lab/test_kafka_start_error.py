@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kdiag.lab.kafka import KafkaStartError, _first_log_error
+from kdiag.lab.kafka import KafkaStartError, first_log_error
 
 BIND_FAILURE = """\
 [2026-11-25 15:34:02,101] INFO Registered kafka:type=kafka.Log4jController MBean (kafka.utils.Log4jControllerRegistration$)
@@ -25,7 +25,7 @@ SHUTDOWN = "".join(
 
 
 def test_the_first_error_is_its_record_and_exception_chain_without_stack_frames() -> None:
-    assert _first_log_error(BIND_FAILURE + SHUTDOWN) == [
+    assert first_log_error(BIND_FAILURE + SHUTDOWN) == [
         "[2026-11-25 15:34:02,808] ERROR Unable to start acceptor for PLAINTEXT (kafka.network.DataPlaneAcceptor)",
         "org.apache.kafka.common.KafkaException: Socket server failed to bind to 203.0.113.99:9092: "
         "Cannot assign requested address.",
@@ -40,7 +40,7 @@ def test_the_message_keeps_the_cause_when_the_shutdown_pushed_it_out_of_the_tail
 
     error = KafkaStartError(
         "broker 1 exited with status 1 during start-up", version="4.4.0", workdir=tmp_path,
-        log_tail=tail, first_error=_first_log_error(text),
+        log_tail=tail, first_error=first_log_error(text),
     )  # fmt: skip
 
     before_tail = str(error).split("--- last 20 lines of the log ---")[0]
@@ -49,12 +49,12 @@ def test_the_message_keeps_the_cause_when_the_shutdown_pushed_it_out_of_the_tail
 
 
 def test_a_log_without_errors_adds_no_section(tmp_path: Path) -> None:
-    assert _first_log_error(SHUTDOWN) == []
+    assert first_log_error(SHUTDOWN) == []
     assert "first error" not in str(KafkaStartError("timed out", version="4.4.0", workdir=tmp_path, log_tail=["x"]))
 
 
 def test_the_quoted_error_is_bounded_in_lines_and_width() -> None:
     huge = "[2026-11-25 15:34:02,808] FATAL " + "x" * 10_000 + "\n" + "Caused by: y\n" * 1_000
-    found = _first_log_error(huge)
+    found = first_log_error(huge)
     assert len(found) == 12
     assert max(map(len, found)) == 300

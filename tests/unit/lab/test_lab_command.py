@@ -17,7 +17,7 @@ from kdiag.lab.kafka import KAFKA_VERSION
 from kdiag.lab.runner import VantageRun
 from kdiag.lab.scenarios import all_scenarios, get_scenario
 from kdiag.lab.scenarios._tcp_proxy import main as proxy_main
-from kdiag.lab.scenarios._tcp_proxy import parse_hostport
+from kdiag.lab.relay import parse_hostport
 from kdiag.render import Format
 
 

@@ -159,3 +159,16 @@ def test_roundtrip_runs_only_after_a_usable_advertised_stage() -> None:
 
 def test_dns_results_with_no_addresses_still_summarise() -> None:
     assert stages.dns_stage([DnsResult("a", "ok")], 1.0).summary == "a → "
+
+
+def test_the_round_trip_names_the_stage_that_really_blocked_it() -> None:
+    done = [Stage("dns", "ok", 1.0, ""), Stage("tcp", "ok", 1.0, ""), Stage("sasl", "fail", 1.0, ""),
+            stages.skipped("metadata", "blocked by sasl: ..."),
+            stages.skipped("advertised", stages.blocked([Stage("sasl", "fail", 1.0, "")], "no list", default="x"))]
+    reason = stages.roundtrip_blocked(done, enabled=True, login_by_library=False, library_cannot_login=False)
+    assert reason.startswith("blocked by sasl:")
+    assert done[-1].summary == "blocked by sasl: no list"
+
+
+def test_a_skip_with_no_failure_before_it_names_the_default() -> None:
+    assert stages.blocked([Stage("dns", "ok", 1.0, "")], "why", default="metadata") == "blocked by metadata: why"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import socket
-import time
 
 import pytest
 
 from probes.codec import ApiVersionsRequest, MetadataRequest, encode_request
 from tests.fakebroker import API_VERSIONS, METADATA, FakeBroker, answer_api_versions, expect_request, respond
+from tests.waiting import wait_until
 
 
 def send_request(port: int, request, *, answered: bool = True) -> bytes:
@@ -36,6 +36,4 @@ def test_connection_no_script_was_written_for_fails_at_the_end_of_the_block():
         with FakeBroker([expect_request(METADATA)]) as broker:
             send_request(broker.port, MetadataRequest(version=1), answered=False)
             send_request(broker.port, MetadataRequest(version=1), answered=False)
-            deadline = time.monotonic() + 2
-            while broker.connections < 2 and time.monotonic() < deadline:
-                time.sleep(0.01)
+            wait_until(lambda: broker.connections >= 2, 2, "the second connection accepted", step=0.01)

@@ -16,8 +16,8 @@ from probes.kafka import KafkaConnection, authenticate
 from probes.sasl import (SCRAM_MAX_ITERATIONS, PlainExchange, SaslConfigError, SaslProtocolError, SaslSettings,
                          ScramExchange, exchange_for)
 from probes.codec import Writer
-from tests.fakebroker import (API_VERSIONS, DEFAULT_API_KEYS, SASL_HANDSHAKE, FakeBroker, answer_api_versions,
-                              respond, sasl_handshake_response, send)
+from tests.fakebroker import (API_VERSIONS, DEFAULT_API_KEYS, SASL_HANDSHAKE, FakeBroker, answer_api_versions, close,
+                              expect_request, respond, sasl_handshake_response, send)
 
 TIMEOUT = 2.0
 SASL_AUTHENTICATE = 36
@@ -283,3 +283,37 @@ def test_sasl_settings_a_client_would_refuse_are_a_usage_error_on_the_command_li
     assert code == 2
     assert env.stderr.getvalue() == ("kdiag: error: sasl.mechanisms=SCRAM-SHA-512 needs sasl.username (Java: "
                                      'sasl.jaas.config with username="..." password="...")\n')
+
+
+# --- a peer that closes instead of answering (kfake on a wrong password; Kafka before KIP-152; proxies) ----------
+
+
+def test_a_close_instead_of_the_saslauthenticate_answer_is_closed_with_the_bytes_sent_and_when() -> None:
+    with FakeBroker([respond(API_VERSIONS, answer_api_versions(API_KEYS)), handshake(),
+                     expect_request(SASL_AUTHENTICATE), close()]) as broker:
+        result, failed = run_authenticate(broker, settings(password="wrong-password-77"))
+    assert failed is None
+    assert (result.status, result.closed_after) == ("closed", "SaslAuthenticate")
+    assert result.sent_bytes > len(b"\0alice\0wrong-password-77")  # the whole request frame, header included
+    assert 0 <= result.closed_after_ms < TIMEOUT * 1000
+    assert "closed the connection" in result.error and "instead of answering SaslAuthenticate" in result.error
+    assert "wrong-password-77" not in repr(result)
+
+
+def test_a_close_instead_of_the_handshake_answer_is_closed_after_saslhandshake() -> None:
+    with FakeBroker([respond(API_VERSIONS, answer_api_versions(API_KEYS)), expect_request(SASL_HANDSHAKE),
+                     close()]) as broker:
+        result, _ = run_authenticate(broker, settings())
+    assert (result.status, result.closed_after) == ("closed", "SaslHandshake")
+
+
+def test_a_broker_with_only_saslhandshake_v0_is_too_old_with_both_version_ranges() -> None:
+    before_1_0 = tuple((key, low, 0 if key == SASL_HANDSHAKE else high) for key, low, high in API_KEYS
+                       if key != SASL_AUTHENTICATE)
+    with FakeBroker([respond(API_VERSIONS, answer_api_versions(before_1_0))]) as broker:
+        result, _ = run_authenticate(broker, settings())
+        sent = [h.api_key for h in broker.requests_on(0)]
+    assert result.status == "too_old"
+    assert (result.version_gap.api, result.version_gap.broker_max, result.version_gap.kdiag_min) == (
+        "SaslHandshake", 0, 1)
+    assert sent == [API_VERSIONS]  # nothing asked that the broker does not speak

@@ -438,7 +438,7 @@ def kafka_over_tls(certificate: tuple[Path, Path], *, require_client_certificate
                    maximum: ssl.TLSVersion | None = None) -> Callable[[socket.socket], None]:
     """A TLS server that answers ApiVersions, as a Kafka listener with ssl.client.auth=required does
     (OpenSSL, like Java, checks the client's certificate under TLS 1.3 only after the handshake)."""
-    from tests.fakebroker import _split_request, api_versions_response, response_frame
+    from tests.fakebroker import split_request, api_versions_response, response_frame
 
     context = server_context(certificate, require_client_certificate=require_client_certificate, maximum=maximum)
 
@@ -462,7 +462,7 @@ def kafka_over_tls(certificate: tuple[Path, Path], *, require_client_certificate
                 if not chunk:
                     return
                 buffer += chunk
-            header, _body = _split_request(buffer[4:4 + int.from_bytes(buffer[:4], "big")])
+            header, _body = split_request(buffer[4:4 + int.from_bytes(buffer[:4], "big")])
             tls.sendall(response_frame(header, api_versions_response(header.api_version)))
             tls.recv(100)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kdiag.finding import Finding
-from kdiag.render.finding import evidence_lines
+from kdiag.render.finding_layout import evidence_lines
 from kdiag.render.safe import MAX_NAME, MAX_TEXT, displayable, printable
 from kdiag.secrets import NO_SECRETS, REDACTED, Scrubber
 from kdiag.report import Endpoint, Stage

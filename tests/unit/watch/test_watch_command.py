@@ -94,3 +94,23 @@ def test_client_settings_and_secret_files_from_the_environment(tmp_path) -> None
         client_options_from_environment({"KDIAG_CLIENT_SASL_PASSWD": "x"})
     with pytest.raises(UsageError, match="cannot read"):
         client_options_from_environment({"KDIAG_CLIENT_SASL_PASSWORD_FILE": str(tmp_path / "none")})
+
+
+@pytest.mark.parametrize("environ, message", [
+    ({"KDIAG_PROBE_ALLOW": "kafka:http"}, "--probe-allow: the port of 'kafka:http' must be 1-65535"),
+    ({"KDIAG_PROBE_CREDENTIALS": "staging"}, "--probe-credentials takes NAME=PATTERN"),
+    ({"KDIAG_PROBE_CREDENTIALS": "staging=*.staging"}, "--probe-credentials STAGING: no KDIAG_CRED_STAGING_"),
+    ({"KDIAG_PROBE_CREDENTIALS": "a=x b=y", "KDIAG_CRED_A_SASL_USERNAME": "u", "KDIAG_CRED_B_SASL_USERNAME": "u",
+      "KDIAG_CRED_C_SASL_PASSWORD": "hunter22"}, "KDIAG_CRED_C_SASL_PASSWORD: no --probe-credentials"),
+    ({"KDIAG_PROBE_CREDENTIALS": "a=x a=y", "KDIAG_CRED_A_SASL_USERNAME": "u"}, "names the set A twice"),
+    ({"KDIAG_PROBE_CREDENTIALS": "a=x", "KDIAG_CRED_A_SASL_PASSWD": "hunter22"}, "no librdkafka setting is called"),
+    ({"KDIAG_PROBE_CREDENTIALS": "a=x", "KDIAG_CRED_A_SECURITY_PROTOCOL": "SASL_SSL",
+      "KDIAG_CRED_A_SASL_MECHANISMS": "PLAIN", "KDIAG_CRED_A_SSL_CA_LOCATION": "/none/ca.pem"}, "/none/ca.pem"),
+    ({"KDIAG_WEB_CONFIG_FILE": "/none/web.yml"}, "--web-config-file /none/web.yml"),
+])
+def test_the_probe_access_options_and_their_sets_are_checked_at_start(environ, message, monkeypatch) -> None:
+    for name, value in {"KDIAG_BOOTSTRAP": "k:9092", **environ}.items():
+        monkeypatch.setenv(name, value)
+    code, stderr = run([])
+    assert code == 2 and message in stderr and len(stderr.splitlines()) == 1, stderr
+    assert "hunter22" not in stderr

@@ -4,14 +4,8 @@ from __future__ import annotations
 
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
 
-import pytest
-
-from kdiag.orchestrate import BootstrapOptions
-from kdiag.report import Endpoint
-from kdiag.watch.http import HttpSettings, WatchServer, bind
-from kdiag.watch.metrics import AgentMetrics
+from kdiag.watch.http import WatchServer
 from kdiag.watch.state import AgentState
 from tests.clock import ManualClock
 from tests.unit.watch.reports import healthy, refused
@@ -24,25 +18,6 @@ def get(server: WatchServer, path: str) -> tuple[int, str]:
             return answer.status, answer.read().decode()
     except urllib.error.HTTPError as exc:
         return exc.code, exc.read().decode()
-
-
-@pytest.fixture
-def serve() -> Iterator:
-    servers: list[WatchServer] = []
-
-    def start(state: AgentState, *, ready_when: str = "probed", interval: float = 30.0) -> WatchServer:
-        server = bind(("127.0.0.1", 0), settings=HttpSettings(interval, 0.1, ready_when), state=state,
-                      registry=AgentMetrics(state, []).registry,
-                      probe_options=BootstrapOptions(targets=(Endpoint("127.0.0.1", 1),)),
-                      probe=lambda options: refused(), scrub=lambda text: text.replace("cid", "***"))
-        server.serve_in_background()
-        servers.append(server)
-        return server
-
-    yield start
-    for server in servers:
-        server.shutdown()
-        server.server_close()
 
 
 def test_readyz_waits_for_the_first_probe_and_by_default_does_not_follow_kafka(serve) -> None:

@@ -29,15 +29,12 @@ from typing import Protocol
 from kdiag.capture.model import KAFKA, NOT_KAFKA, TLS, UNKNOWN
 from kdiag.capture.reassembly import MASK, Direction, Observer, TcpConnection
 from kdiag.report import Endpoint
-from probes.codec import (SPECS, ApiVersionsRequest, FindCoordinatorRequest, FindCoordinatorResponse, MalformedFrame,
-                          MetadataRequest, SaslHandshakeRequest, SaslHandshakeResponse, api_name, decode_request,
-                          decode_request_header, decode_response, foreign_or_garbage, identify_foreign)
+from probes.codec import (MAX_FRAME_SIZE, SPECS, ApiVersionsRequest, FindCoordinatorRequest, FindCoordinatorResponse,
+                          MalformedFrame, MetadataRequest, SaslHandshakeRequest, SaslHandshakeResponse, api_name,
+                          decode_request, decode_request_header, decode_response, foreign_or_garbage, identify_foreign)
 from probes.codec.messages import API_NAMES
 from probes.results import ForeignBytes
 
-# Kafka's own limits: socket.request.max.bytes is 100 MiB, fetch.max.bytes 50 MiB. A larger
-# declared length is not a frame but a desynchronised stream or another protocol.
-FRAME_MAX = 128 * 1024 * 1024
 DECODE_CAP = 16 * 1024 * 1024  # the largest response buffered whole to be decoded
 REQUEST_BUFFER = 64 * 1024  # larger requests are read from their first HEADER_PEEK bytes
 HEADER_PEEK = 2048
@@ -50,8 +47,9 @@ _INT32 = struct.Struct(">i")
 _TWO_INT32 = struct.Struct(">ii")
 _HEADER_HEAD = struct.Struct(">h6xh")  # a request header's api_key and client_id length
 
-# A request frame start: size 10..FRAME_MAX, api_key 0..92, api_version 0..20, correlation id >= 0,
-# client_id length 0..255 or -1. The regex finds candidates at C speed; _plausible_request checks.
+# A request frame start: size 10..MAX_FRAME_SIZE (128 MiB, so a first byte 0x00..0x07), api_key 0..92,
+# api_version 0..20, correlation id >= 0, client_id length 0..255 or -1. The regex finds candidates at
+# C speed; _plausible_request checks.
 _REQUEST_START = re.compile(
     rb"(?:[\x01-\x07][\x00-\xff]{3}|\x00[\x01-\xff][\x00-\xff]{2}|\x00\x00[\x01-\xff][\x00-\xff]|\x00\x00\x00[\x0a-\xff])"
     rb"\x00[\x00-\x5c]\x00[\x00-\x14][\x00-\x7f][\x00-\xff]{3}(?:\x00[\x00-\xff]|\xff\xff)",
@@ -92,7 +90,7 @@ def _request_at(buf: bytearray | bytes, at: int, frame_max: int) -> tuple[bool |
     return _plausible(header), size
 
 
-def find_request_start(buf: bytearray | bytes, frame_max: int = FRAME_MAX) -> tuple[int | None, bool]:
+def find_request_start(buf: bytearray | bytes, frame_max: int = MAX_FRAME_SIZE) -> tuple[int | None, bool]:
     """The offset of the first plausible request frame in ``buf`` and whether it can be checked
     already (False: a candidate near the end waits for more bytes)."""
     at = 0
@@ -110,7 +108,7 @@ def find_request_start(buf: bytearray | bytes, frame_max: int = FRAME_MAX) -> tu
 
 
 def find_response_start(buf: bytearray | bytes, correlation_ids: Iterable[int],
-                        frame_max: int = FRAME_MAX) -> int | None:
+                        frame_max: int = MAX_FRAME_SIZE) -> int | None:
     """The offset of the first frame in ``buf`` that starts with one of ``correlation_ids``."""
     best = None
     for correlation_id in correlation_ids:

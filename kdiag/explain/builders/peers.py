@@ -1,0 +1,38 @@
+"""BROKER_CLOSED_CONNECTION from a log's lines: the broker (or a proxy in front of it) closed the connection instead of
+answering. Certain where the broker says why (``Rejected connection from /ip, address already has the configured
+maximum of N connections``); one reading among others where a client says only that the connection closed."""
+
+from __future__ import annotations
+
+from kdiag.diagnose.rule import finding
+from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.subject import Context, Subject
+from kdiag.finding import Finding
+
+REJECTED = "Rejected connection"
+
+
+def broker_closed_connection(subject: Subject, context: Context) -> Finding:
+    detail = subject.first("detail") or ""
+    if detail.startswith(REJECTED):
+        meaning = ("The broker turned the connection away as it accepted it: the client's IP address already holds "
+                   "the broker's maximum number of connections, max.connections.per.ip (or that address's entry in "
+                   "max.connections.per.ip.overrides). Every client on the same host, or behind the same NAT or proxy "
+                   "address, counts against that one limit, so a client that leaks connections (one producer per "
+                   "message) locks out the others.")
+        title = "The broker rejects connections from a client address at its max.connections.per.ip limit"
+    else:
+        meaning = ("The broker, or a proxy in front of it, closed the connection instead of answering. A broker does "
+                   "that with a connection from an address already at max.connections.per.ip (its server.log says "
+                   "`Rejected connection from /<IP>`), with a request it will not serve, and while it shuts down; a "
+                   "proxy or load balancer does it when its backend is down.")
+        title = f"{subject.where[0].upper() + subject.where[1:]} closed the connection instead of answering"
+    fix = ("Read the broker's server.log (or the proxy's log) at the time for why it closed the connection; if it says "
+           "`Rejected connection from /<IP>, address already has the configured maximum of N connections`, find the "
+           "client that holds them (one producer per message is the usual leak) or raise the limit for that address:\n"
+           "  kafka-configs.sh --bootstrap-server <broker> --alter --entity-type brokers --entity-default "
+           "--add-config max.connections.per.ip.overrides=<client-ip>:<limit>")
+    confirm = context.confirm(fallback=subject.endpoint)
+    return finding("BROKER_CLOSED_CONNECTION", "error", title,
+                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm), with_confirm(fix, confirm))

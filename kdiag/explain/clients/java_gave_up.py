@@ -1,0 +1,66 @@
+"""The Java client's lines that say it gave up, not why: records that expired, a topic's metadata that never came,
+no node assigned to an admin call. ``findings`` attaches them to the cause another line names, or reads what they
+can mean when none does (``readings``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import (EXPIRED_BATCH, JAVA, NO_NODE, NOT_IN_METADATA, Item, Pattern, ScanState,
+                                     Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+@pattern("java.expiring", JAVA, "Expiring",
+         r"Expiring (?P<n>\d+) record\(s\) for (?P<topic>\S+)-(?P<partition>\d+):\s*(?P<ms>\d+) ms has passed since "
+         r"(?P<since>batch creation(?: plus linger time)?|last append)",
+         "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for test-0: 1547 ms has passed since "
+         "batch creation plus linger time")
+def _java_expiring(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.topic = m.group("topic")
+    yield Sighting(EXPIRED_BATCH, JAVA, topic=m.group("topic"), partition=int(m.group("partition")),
+                   detail=f"{m.group('n')} record(s), {m.group('ms')} ms")
+
+
+@pattern("java.not_in_metadata", JAVA, "not present in metadata",
+         r"Topic (?P<topic>\S+) not present in metadata after (?P<ms>\d+) ms",
+         "org.apache.kafka.common.errors.TimeoutException: Topic t not present in metadata after 60000 ms.")
+def _java_not_in_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.topic = m.group("topic")
+    yield Sighting(NOT_IN_METADATA, JAVA, topic=m.group("topic"), detail=f"{m.group('ms')} ms")
+
+
+@pattern("java.node_assignment", JAVA, "Timed out waiting for a node assignment",
+         r"Timed out waiting for a node assignment(?:\. Call: (?P<call>\w+))?",
+         "org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: listTopics")
+def _java_node_assignment(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
+
+
+# The consumer's (and admin's) word for metadata no broker gave in time: no broker answered at all.
+@pattern("java.fetching_topic_metadata", JAVA, "Timeout expired while fetching topic metadata",
+         r"Timeout expired while fetching topic metadata", "org.apache.kafka.common.errors.TimeoutException: Timeout "
+         "expired while fetching topic metadata")
+def _java_fetching_topic_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group(0))
+
+
+# The Java producer before 2.x said this where later ones say "Topic t not present in metadata after N ms", and the
+# proxies and frameworks around it pass it on (the REST Proxy's error 50003).
+@pattern("java.metadata_update_timeout", JAVA, "Failed to update metadata after",
+         r"Failed to update metadata after (?P<ms>\d+) ms", "org.apache.kafka.common.errors.TimeoutException: "
+         "Failed to update metadata after 60000 ms.")
+def _java_metadata_update_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NOT_IN_METADATA, JAVA, detail=m.group(0))
+
+
+# The admin client since 2.x: a call no broker answered in time.
+@pattern("java.admin_call_timed_out", JAVA, "timed out at", r"Call\(callName=(?P<call>\w+), deadlineMs=\d+.*?\) timed out at",
+         "org.apache.kafka.common.errors.TimeoutException: Call(callName=listNodes, deadlineMs=1700000000000, tries=1, "
+         "nextAllowedTryMs=1700000000100) timed out at 1700000000000 after 1 attempt(s)")
+def _java_admin_call_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail=m.group("call"))

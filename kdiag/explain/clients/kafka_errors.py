@@ -1,0 +1,147 @@
+"""Kafka's own error codes as every client spells them: the protocol's name (``ILLEGAL_SASL_STATE``, franz-go and
+the Java metadata warnings), its words (Sarama's and franz-go's ``Request is not valid given the current SASL
+state``), segmentio/kafka-go's ``[34] Illegal SASL State: ...``, the Python clients' ``IllegalSaslStateError``.
+The code means the same whoever prints it, so one pattern per spelling reads them all.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import (ANY, CERT_UNTRUSTED, CONNECTION_CLOSED, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
+                                     SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
+                                     Item, Pattern, ScanState, Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+# code name: (the symptom it reports, each spelling of it as a needle, an example line)
+SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
+    # A SaslHandshake where the listener expects none: it is a PLAINTEXT or SSL listener (no SASL configured).
+    "ILLEGAL_SASL_STATE": (SASL_MECHANISM, ("ILLEGAL_SASL_STATE", "Illegal SASL State", "IllegalSaslState",
+                                            "given the current SASL state"),
+                           "panic: [34] Illegal SASL State: the request is not valid given the current SASL state"),
+    "UNSUPPORTED_SASL_MECHANISM": (SASL_MECHANISM, ("UNSUPPORTED_SASL_MECHANISM", "Unsupported SASL Mechanism",
+                                                    "does not support the requested SASL mechanism"),
+                                   "kafka server: The broker does not support the requested SASL mechanism"),
+    "SASL_AUTHENTICATION_FAILED": (SASL_CREDENTIALS, ("SASL_AUTHENTICATION_FAILED", "SASL Authentication Failed",
+                                                      "SaslAuthenticationFailed"),
+                                   "[58] SASL Authentication Failed: SASL Authentication failed"),
+    "TOPIC_AUTHORIZATION_FAILED": (TOPIC_DENIED, ("TOPIC_AUTHORIZATION_FAILED", "Topic Authorization Failed",
+                                                  "TopicAuthorizationFailed", "not authorized to access this topic"),
+                                   "[29] Topic Authorization Failed: the client is not authorized to access the "
+                                   "requested topic"),
+    "UNKNOWN_TOPIC_OR_PARTITION": (TOPIC_MISSING, ("UNKNOWN_TOPIC_OR_PARTITION", "Unknown Topic Or Partition",
+                                                   "UnknownTopicOrPartitionError"),
+                                   "[3] Unknown Topic Or Partition: the request is for a topic or partition that "
+                                   "does not exist on this broker"),
+    "LEADER_NOT_AVAILABLE": (NO_LEADER, ("LEADER_NOT_AVAILABLE", "Leader Not Available", "LeaderNotAvailableError",
+                                         "there is currently no leader for this partition"),
+                             "[5] Leader Not Available: the leader is in the middle of a leadership election"),
+}
+
+
+def _register(code: str, symptom: str, needle: str, example: str) -> None:
+    @pattern(f"kafka_error.{code.lower()}.{len(PATTERNS)}", ANY, needle, re.escape(needle),
+             example if needle in example else needle)
+    def _read(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        detail = code if symptom == NO_LEADER else f"{code}: {m.string[m.start():m.start() + 120].strip()}"
+        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail)
+
+
+for _code, (_symptom, _needles, _example) in SPELLINGS.items():
+    for _needle in _needles:
+        _register(_code, _symptom, _needle, _example)
+
+
+# --- words that mean the same in every client ---------------------------------------------------------
+
+# OpenSSL's (and Node's) words for a chain that does not verify: librdkafka before 1.x ("Failed to verify broker
+# certificate: unable to get local issuer certificate"), kafkajs, node-rdkafka, kcat.
+@pattern("any.openssl_untrusted", ANY, "issuer certificate",
+         r"unable to get (?:local )?issuer certificate", "Failed to verify broker certificate: unable to get local "
+         "issuer certificate")
+def _openssl_issuer(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
+
+
+@pattern("any.openssl_self_signed", ANY, "signed certificate", r"self[- ]signed certificate(?: in certificate chain)?",
+         "SSL routines: self signed certificate in certificate chain")
+def _openssl_self_signed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
+
+
+# The broker's message for rejected SASL credentials, which every client passes on (.NET, Python, Go).
+@pattern("any.invalid_credentials", ANY, "due to invalid credentials",
+         r"Authentication failed during authentication due to invalid credentials(?: with SASL mechanism (?P<mech>\S+))?",
+         "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512")
+def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, ANY, mechanism=m.group("mech"), detail=m.group(0))
+
+
+# A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
+# listener does with plaintext (Confluent Cloud and MSK's SASL ports are SASL_SSL) -- the likely reading.
+def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0),
+                   guess=f"{m.group(0)} (the listener hung up instead of answering the SASL handshake)")
+
+
+_SASL_HANDSHAKE_EOF = r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF"
+for _needle, _example in (("SASL handshake failed: ", "could not successfully authenticate to broker.example:9092 "
+                           "with SASL: SASL handshake failed: EOF"),
+                          ("SASL handshake header", "Failed to read SASL handshake header : unexpected EOF")):
+    pattern(f"any.sasl_handshake_eof.{len(PATTERNS)}", ANY, _needle, _SASL_HANDSHAKE_EOF, _example)(_sasl_handshake_eof)
+
+
+# Go's io.EOF on a Kafka request: the broker hung up (segmentio/kafka-go's writer and reader, Sarama's requests).
+def _go_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    # segmentio/kafka-go reads a TLS alert's first byte and says so: a plaintext client at a TLS listener.
+    if "broker appears to be expecting TLS" in m.string:
+        yield Sighting(PLAINTEXT_ON_TLS, ANY, detail="broker appears to be expecting TLS")
+        return
+    yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+_REQUEST_EOF = (r"(?:[Ff]ailed to (?:write|read|produce|fetch)\w*(?: messages?)?|"
+                r"kafka\.\(\*\w+\)\.\w+|[Ww]rite msg to kafka error): (?:unexpected )?EOF\b")
+for _needle in (": EOF", "unexpected EOF"):
+    pattern(f"go.request_eof.{_needle.strip(': ')}", ANY, _needle, _REQUEST_EOF, "failed to write messages: "
+            + ("EOF" if _needle == ": EOF" else "unexpected EOF"))(_go_request_eof)
+
+
+# The broker (or something in between) hung up: the socket's own words, the same in every client's language.
+@pattern("any.connection_reset", ANY, "reset by peer", r"[Cc]onnection reset by peer",
+         "read tcp 10.0.0.5:53412->10.0.0.9:9092: read: connection reset by peer")
+def _connection_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail="connection reset by peer")
+
+
+@pattern("any.broken_pipe", ANY, "broken pipe", r"write: broken pipe", "write tcp 10.0.0.5:53412->10.0.0.9:9092: "
+         "write: broken pipe")
+def _broken_pipe(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail="broken pipe")
+
+
+@pattern("node.econnreset", ANY, "ECONNRESET", r"\b(?:read ECONNRESET|write EPIPE|ECONNRESET)\b",
+         "KafkaJSConnectionError: Connection error: read ECONNRESET")
+def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
+
+
+# Sarama reading a TLS alert (0x15 0x03 ...) as a response: a plaintext client at a TLS listener, most likely.
+@pattern("go.sarama_insufficient_data", ANY, "insufficient data to decode packet",
+         r"insufficient data to decode packet, more bytes expected",
+         "kafka: insufficient data to decode packet, more bytes expected")
+def _sarama_insufficient_data(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0), guess="insufficient data to decode packet (the answer "
+                   "does not frame as Kafka: a TLS alert does not)")
+
+
+# kafkajs's words for LEADER_NOT_AVAILABLE.
+@pattern("kafkajs.leader_election", ANY, "in the middle of a leadership election",
+         r"There is no leader for this topic-partition as we are in the middle of a leadership election",
+         "KafkaJSProtocolError: There is no leader for this topic-partition as we are in the middle of a leadership "
+         "election")
+def _kafkajs_leader_election(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_LEADER, ANY, detail="LEADER_NOT_AVAILABLE")

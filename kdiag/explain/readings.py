@@ -1,0 +1,195 @@
+"""Findings that are readings, not certainties: what explain says when its lines fit more than one cause.
+
+A finding is certain when its line says what failed and where (``Failed to resolve 'kafka:9092'`` from the
+bootstrap's connection). It is a *reading* when:
+
+- the line is itself a guess (librdkafka's ``broker might require SASL authentication``, ``might be caused
+  by incorrect security.protocol``): the finding is shown as *likely*, with the other causes the same line
+  has, and the ``kdiag bootstrap`` command that decides (``likely``);
+- no line says whether the failing address is the bootstrap or an address the cluster's metadata gave the
+  client: both readings are given, each saying so (``both_roles``);
+- the client says only that the broker hung up (Sarama's ``EOF``, kafkajs's ``Closed connection``, Java's
+  ``Bootstrap broker ... disconnected``): each security setting that ends that way is a reading
+  (``closed_connection``);
+- the bootstrap address is a port another service is known to use (ZooKeeper's 2181, Schema Registry's
+  8081, ...) and the client only gave up: most likely not Kafka there (``well_known_port``).
+
+A reading is a warning, never an error: an error is for what the lines show.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import replace
+
+from kdiag.diagnose.wording import join_words
+from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.rule import finding
+from kdiag.explain.observations import Group
+from kdiag.explain.shared import consequence_sentence, with_confirm
+from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA
+from kdiag.explain.subject import Context, Subject
+from kdiag.finding import Finding
+
+Builder = Callable[[Subject, Context], Finding]
+
+LIKELY, OR, MAYBE = "Likely: ", "Or: ", "Maybe: "
+
+# What else a line that is a guess can mean, per the finding it suggests.
+OTHER_CAUSES = {
+    "SASL_REQUIRED": ("the client and the broker disagree on the protocol's versions (a client release that asks an "
+                      "old broker for what it does not answer: librdkafka 2.6.0 against Kafka 2.x did), or the "
+                      "listener expects TLS and the client speaks plaintext"),
+    "TLS_EXPECTED": ("the listener wants SASL the client does not send, or the broker is older than the client "
+                     "expects (before 0.10 it does not answer ApiVersion), or a proxy in between cut the connection"),
+    "TLS_EXPECTED+broker": ("the client speaks TLS and gives up on the broker's certificate (a CA it does not trust, "
+                            "a name not in it), or the listener wants a client certificate it did not send"),
+    "TLS_UNEXPECTED": ("the port is TLS but something in between (a proxy, a firewall letting only some TLS through) "
+                       "cut the handshake"),
+    "SASL_AUTH_FAILED": ("the listener expects TLS (a plaintext SASL login is cut off), or the mechanism is not "
+                         "enabled there"),
+    "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
+                         "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "
+                         "the first request"),
+}
+
+# Ports other services are known to listen on, where a client was pointed instead of a Kafka listener.
+OTHER_SERVICES = {2181: "ZooKeeper's client port", 2888: "ZooKeeper's peer port", 3888: "ZooKeeper's election port",
+                  8081: "Schema Registry's port", 8082: "the Confluent REST Proxy's port",
+                  8083: "Kafka Connect's REST port", 8088: "ksqlDB's port", 9021: "Control Center's port",
+                  80: "HTTP's port", 8080: "a usual HTTP port", 22: "SSH's port", 9644: "Redpanda's admin port"}
+
+
+def hedged(built: Finding, prefix: str, words: str, **evidence: object) -> Finding:
+    """``built`` as a reading: a warning whose title says so and whose explanation starts with ``words``."""
+    severity = "warning" if built.severity == "error" else built.severity
+    data = {**dict(built.evidence), "certain": False, **evidence}
+    return replace(built, severity=severity, title=prefix + built.title,
+                   explanation=f"{words} {built.explanation}".strip(), evidence=data)
+
+
+def likely(built: Finding, subject: Subject) -> Finding:
+    """A finding whose lines are the client's own guess (``subject`` says which words)."""
+    guess = subject.first("guess") or ""
+    others = OTHER_CAUSES.get(f"{built.id}+{subject.clients[0]}" if subject.clients else built.id) or \
+        OTHER_CAUSES.get(built.id, "another cause the same words cover")
+    confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
+             f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
+    return hedged(built, LIKELY, words, guess=guess)
+
+
+def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """No line says whether ``subject``'s address is the bootstrap or an advertised broker: both readings."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    why = subject.role_from or "no line says which"
+    said = (f"No line says whether {subject.where} is the client's bootstrap address (in bootstrap.servers) or an "
+            f"address the cluster's metadata gave it (an advertised broker); {why}. The other reading is {{other}}. "
+            f"`{confirm}`, with the client's bootstrap.servers, decides: it connects to the bootstrap address, then "
+            "to every broker the metadata advertises.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings, role=None),
+            hedged(other, OR, said.format(other=primary.id), readings=readings, role=None)]
+
+
+def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
+    """The broker hung up and the client says no more: each security mismatch that ends so is a reading."""
+    ids = list(built)
+    confirm = context.confirm(fallback=subject.endpoint)
+    words = ("The client says only that the broker closed the connection after its first request, and a listener "
+             f"does that for more than one reason: {join_words(ids)} each end the same way. `{confirm}` on the "
+             "client's machine decides (it reads the listener's first answer itself).")
+    return [hedged(finding_, MAYBE, words, readings=ids) for finding_ in built.values()]
+
+
+CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)
+"""The consequences that say only the broker hung up."""
+
+
+def well_known_port(context: Context) -> Finding | None:
+    """The client gave up and its bootstrap address is a port another service listens on: likely not Kafka."""
+    endpoint = next((e for e in context.bootstrap if e.port in OTHER_SERVICES), None)
+    if endpoint is None:
+        return None
+    service = OTHER_SERVICES[endpoint.port]
+    confirm = context.confirm()
+    explanation = (f"The client's bootstrap address is {endpoint}, and {endpoint.port} is {service}, not a Kafka "
+                   "listener's: a client pointed there sends Kafka requests that are never answered as Kafka, and "
+                   "gives up without saying why (a timeout, no node assigned)." + consequence_sentence(context) +
+                   " This is the likely reading from the port alone; the service there may have been moved to "
+                   f"another port. `{confirm}` decides: it says what answers on the port.")
+    fix = ("Bootstrap with the brokers' Kafka listener (usually port 9092, or 9093/9094 for TLS and SASL), not "
+           f"{service}: since Kafka 3.0 the tools take --bootstrap-server host:9092 where they once took "
+           "--zookeeper host:2181.")
+    lines = [g.examples[0] for g in context.consequences if g.examples][:5]
+    data = {"lines": [text for _, text in lines], "line_numbers": [n for n, _ in lines], "host": endpoint.host,
+            "port": endpoint.port, "role": "bootstrap", "service": service, "certain": False, "confirm": confirm}
+    return finding("NOT_KAFKA", "warning", f"{LIKELY}{endpoint} is {service}, not a Kafka listener", explanation,
+                   data, with_confirm(fix, confirm))
+
+
+def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:
+    return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
+
+
+def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
+    itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
+            "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
+            f"machine and bootstraps through the same address, the broker there is down. The other reading is "
+            f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
+            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+
+
+def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, port: int | None, role: str,
+                 context: Context, builders: Mapping[str, Builder], said: str, *, node_id: int | None = None
+                 ) -> list[Finding]:
+    quiet = replace(context, consequences=())
+    built = [builders[i](Subject(i, groups, host, port, node_id, role), quiet) for i in ids]
+    return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
+
+
+def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client reached no bootstrap address and no line says why: each way a bootstrap connection fails."""
+    endpoint = context.bootstrap[0]
+    ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
+                                                                                        "BOOTSTRAP_TIMEOUT"]
+    confirm = context.confirm()
+    said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
+            f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "
+            f"`{confirm}` on the client's machine decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host, endpoint.port, BOOTSTRAP, context, builders, said)
+
+
+def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client never reached an advertised broker and no line says why: its address does not resolve or does
+    not connect from the client's machine (the advertised-listener case)."""
+    node_id = groups[0].first.node_id
+    endpoint = context.facts.brokers.get(node_id) if node_id is not None else None
+    ids = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE"]
+    confirm = context.confirm()
+    who = f"broker {node_id}" if node_id is not None else "a broker"
+    said = (f"The client bootstrapped, then found no connection to {who}, an address the cluster's metadata gave "
+            f"it; no line says why. Advertised addresses fail from a client's machine when they do not resolve "
+            f"there or do not connect ({join_words(ids)}). `{confirm}` on the client's machine decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
+                        ADVERTISED, context, builders, said, node_id=node_id)
+
+
+def topic_missing(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client waited for a topic's metadata and it never came, and no line says the brokers failed: the topic
+    most likely does not exist (and is not created on first use)."""
+    groups = tuple(g for g in context.consequences if g.symptom == NOT_IN_METADATA)
+    topic = next((g.first.topic for g in groups if g.first.topic), None) or context.topic
+    confirm = context.confirm(topic=topic)
+    said = ("The client waited for the topic's metadata and never got it; no line says a broker failed, so the likely "
+            "reading is that the topic does not exist and the broker does not create it. A bootstrap or advertised "
+            f"address the client cannot use ends the same way. `{confirm}` decides.")
+    subject = Subject("TOPIC_NOT_FOUND", groups)
+    built = builders["TOPIC_NOT_FOUND"](subject, replace(context, consequences=()))
+    return [hedged(built, LIKELY, said, readings=["TOPIC_NOT_FOUND"])]

@@ -1,0 +1,34 @@
+"""``host:port`` is written by one function, with brackets around an IPv6 literal."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from probes.hostport import bracketed, hostport
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+@pytest.mark.parametrize(("host", "port", "written"), [
+    ("kafka-1.example.com", 9092, "kafka-1.example.com:9092"),
+    ("10.0.0.7", 9093, "10.0.0.7:9093"),
+    ("::1", 9092, "[::1]:9092"),
+    ("fe80::1%eth0", 9092, "[fe80::1%eth0]:9092"),
+    ("::", "<port>", "[::]:<port>"),
+])
+def test_an_ipv6_literal_is_bracketed_and_any_other_host_is_not(host, port, written) -> None:
+    assert hostport(host, port) == written
+    assert bracketed(host) == written.rsplit(":", 1)[0]
+
+
+def test_no_other_module_brackets_a_host_itself() -> None:
+    """``[{host}]:{port}`` or ``[{host}]" if ":" in`` in an f-string anywhere else is a second formatter."""
+    copies = [f"{path.relative_to(REPO)}:{number}"
+              for root in ("kdiag", "probes") for path in sorted((REPO / root).rglob("*.py"))
+              if path != REPO / "probes" / "hostport.py"
+              for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+              if re.search(r"""f["'].*\[\{[^}]+\}\](:\{|["'] if ["']:["'] in)""", line)]
+    assert copies == []
