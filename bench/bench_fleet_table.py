@@ -138,12 +138,16 @@ def summary_md(r: dict[str, Any]) -> str:
                         f"{run['cpu_s'] / reports * 1e6:,.0f} µs | {target} | {verdict} |")
 
     def compare(label: str, ratio: tuple[float, float] | None, target: str, met: Callable[[float], bool],
-                unit: str = "x") -> None:
+                unit: str = "x", cpu_known: bool = True) -> None:
         if ratio:
             wall, cpu = ratio
             shown = (lambda v: f"{v:.0%}") if unit == "%" else (lambda v: f"{v:.2f}x")
+            by_wall = f"{'met' if met(wall) else 'not met'} (by wall)"
+            if not cpu_known:
+                rows.append(f"| {label} | | {shown(wall)} | n/a | | {target} | {by_wall} |")
+                return
             rows.append(f"| {label} | | {shown(wall)} | {shown(cpu)} | | {target} | "
-                        f"{'met' if met(cpu) else 'not met'} (by CPU), {'met' if met(wall) else 'not met'} (by wall) |")
+                        f"{'met' if met(cpu) else 'not met'} (by CPU), {by_wall} |")
 
     big = r.get("big", {})
     row("analyze raw JSON, baseline code (today's analyze)", size, big.get("analyze_raw_baseline"))
@@ -168,10 +172,10 @@ def summary_md(r: dict[str, Any]) -> str:
             row(label, small, run, "<= 15 s wall", "met" if run["wall_s"] <= 15 else "not met")
     cluster = r.get("standalone", {})
     row("analyze raw JSON, local[2]", cluster.get("reports", 0) or 1, cluster.get("local2"))
-    row("analyze raw JSON, standalone master + 1 worker x 2 cores", cluster.get("reports", 0) or 1,
-        cluster.get("standalone"))
+    row("analyze raw JSON, standalone master + 1 worker x 2 cores (CPU: the driver's side only)",
+        cluster.get("reports", 0) or 1, cluster.get("standalone"))
     compare("standalone / local[2]", _ratio(cluster.get("standalone"), cluster.get("local2")), "<= 1.5x",
-            lambda v: v <= 1.5)
+            lambda v: v <= 1.5, cpu_known=False)  # the executor runs under the worker, outside the measured tree
     load = r.get("load_average_at_start")
     text = "\n".join(rows) + "\n"
     if load:
@@ -228,12 +232,33 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
+def measure_ingest(work: Path, size: int) -> None:
+    """The full ingest and then 5 % new reports, again, into bench/results/fleet_table.json."""
+    from bench.common import RESULTS
+
+    r = json.loads((RESULTS / "fleet_table.json").read_text())
+    fleet, new = fleet_input(work, size), fleet_input(work, size // 20, NEW_SEED)
+    source, table = linked_source(fleet, work / "source"), work / "table"
+    shutil.rmtree(table, ignore_errors=True)
+    r["big"]["ingest_full"] = ingest(source, table)
+    r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / size)
+    for path in (new / "reports").iterdir():
+        os.link(path, source / "reports" / f"day2-{path.name}")
+    r["big"]["ingest_incremental"] = ingest(source, table)
+    r["capacity_md"] = capacity_md(r)
+    r.pop("benchmark", None), r.pop("measured_at", None), r.pop("machine", None)
+    write_results("fleet_table", r)
+    print(summary_md(r))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=200_000)
     parser.add_argument("--small", type=int, default=20_000)
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--workdir", type=Path, default=Path("/var/tmp/kdiag-fleet-table-bench"))
+    parser.add_argument("--ingest-only", action="store_true",
+                        help="re-measure only the full and the incremental ingest, into the existing results")
     parser.add_argument("--capacity", action="store_true",
                         help="only print the capacity table from bench/results/fleet_table.json")
     parser.add_argument("--skip", nargs="*", default=[],
@@ -246,6 +271,9 @@ def main() -> None:
         return
     work = args.workdir
     work.mkdir(parents=True, exist_ok=True)
+    if args.ingest_only:
+        measure_ingest(work, args.size)
+        return
     r: dict[str, Any] = {"size": args.size, "small": args.small, "cores": os.cpu_count(),
                          "load_average_at_start": os.getloadavg(), "big": {}, "small_runs": {}}
 

@@ -12,7 +12,6 @@ import shutil
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from tests.integration.fleet.conftest import SPARK_TIMEOUT
 from tests.integration.fleet.support import differences, read_table
 from tests.integration.fleet.test_fleet_kafka import fleet_records, produce_records
 from tests.kdiag_cli import KdiagRun, run_kdiag
+from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(2400)
 
@@ -71,12 +71,13 @@ def _ingest_killed_after_the_first_batch(args: list[str], table: Path, log: Path
                                     "--once"], stdout=subprocess.DEVNULL, stderr=stderr, stdin=subprocess.DEVNULL,
                                    start_new_session=True, env=environ)
     commits = table / "_checkpoint" / "commits"
-    deadline = time.monotonic() + KILL_TIMEOUT
+
+    def first_commit() -> bool:
+        assert process.poll() is None, f"ingest ended before its first batch: {log.read_text()[-3000:]}"
+        return (commits / "0").exists()
+
     try:
-        while not (commits / "0").exists():
-            assert process.poll() is None, f"ingest ended before its first batch: {log.read_text()[-3000:]}"
-            assert time.monotonic() < deadline, "ingest committed no batch in time"
-            time.sleep(0.05)
+        wait_until(first_commit, KILL_TIMEOUT, "ingest committed no batch")
         assert process.poll() is None, "ingest finished before it could be killed"
     finally:
         os.killpg(process.pid, signal.SIGKILL)

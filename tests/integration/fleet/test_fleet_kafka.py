@@ -11,7 +11,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +23,7 @@ from kdiag.lab.kafka import KAFKA_VERSION, KafkaBroker, free_ports, loopback_spe
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
 from tests.integration.fleet.support import differences, read_table
 from tests.kdiag_cli import run_kdiag
+from tests.waiting import wait_until
 
 pytestmark = [pytest.mark.broker, pytest.mark.timeout(1800)]
 
@@ -108,7 +108,7 @@ def test_watch_reports_a_broker_outage_to_the_topic_and_the_fleet_job_finds_the_
         healed = _healthy_after_broken(tmp_path / "reports")
         _wait_for_reports(tmp_path / "reports", lambda _: _healthy_after_broken(tmp_path / "reports") >= healed + 3,
                           60, watch)
-        _wait_until(lambda: not list((tmp_path / "spool").glob("[0-9]*.json")), 60,  # its reports, not agent.json
+        wait_until(lambda: not list((tmp_path / "spool").glob("[0-9]*.json")), 60,  # its reports, not agent.json
                     "the spool never emptied")
         watch.send_signal(signal.SIGTERM)
         assert watch.wait(10) == 0
@@ -149,15 +149,6 @@ def _healthy_after_broken(directory: Path) -> int:
     return sum(1 for r in reports[last + 1:] if not _broken(r))
 
 
-def _wait_until(condition: Callable[[], bool], timeout: float, message: str) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.2)
-    raise AssertionError(message)
-
-
 def _wait_for_reports(directory: Path, enough: Callable[[int], bool], timeout: float,
                       process: subprocess.Popen[bytes]) -> None:
     """Until ``enough(the count of broken reports written)``, the watch still running."""
@@ -165,14 +156,12 @@ def _wait_for_reports(directory: Path, enough: Callable[[int], bool], timeout: f
         assert process.poll() is None, "kdiag watch exited"
         return enough(sum(1 for r in _reports(directory) if _broken(r)))
 
-    _wait_until(check, timeout, f"kdiag watch's reports never got there: {len(_reports(directory))} written")
+    wait_until(check, timeout, f"kdiag watch's reports never got there: {len(_reports(directory))} written")
 
 
 def _wait_for_log(path: Path, text: str, timeout: float, process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
+    def logged() -> bool:
         assert process.poll() is None, path.read_text(errors="replace")
-        if text in path.read_text(errors="replace"):
-            return
-        time.sleep(0.2)
-    raise AssertionError(f"kdiag watch never logged {text!r}: {path.read_text(errors='replace')[-2000:]}")
+        return text in path.read_text(errors="replace")
+
+    wait_until(logged, timeout, lambda: f"kdiag watch never logged {text!r}: {path.read_text(errors='replace')[-2000:]}")

@@ -3,6 +3,8 @@ them to about 64 MB each, under every master): one per input split, and at least
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from kdiag.fleet.job import ADAPTIVE, shuffle_partitions
 
 
@@ -20,3 +22,14 @@ def test_adaptive_coalescing_is_on_and_sized_by_bytes_not_by_cores() -> None:
     assert ADAPTIVE["spark.sql.adaptive.enabled"] == "true"
     assert ADAPTIVE["spark.sql.adaptive.coalescePartitions.enabled"] == "true"
     assert ADAPTIVE["spark.sql.adaptive.coalescePartitions.parallelismFirst"] == "false"
+
+
+def test_a_small_local_input_gets_the_start_up_jvm_and_a_remote_one_does_not(tmp_path: Path) -> None:
+    from kdiag.fleet.inputs import FileInputs
+    from kdiag.fleet.job import small_input
+
+    (tmp_path / "a.jsonl").write_text("{}\n")
+    assert small_input(FileInputs(lines=(str(tmp_path / "a.jsonl"),)), None)
+    assert small_input(FileInputs(), str(tmp_path))
+    assert not small_input(FileInputs(lines=("s3a://bucket/a.jsonl",)), None)
+    assert not small_input(FileInputs(), "hdfs:///kdiag/table")
