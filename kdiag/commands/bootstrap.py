@@ -25,7 +25,7 @@ from kdiag.render import Format
 
 if TYPE_CHECKING:
     from kdiag.orchestrate import Progress
-    from kdiag.report import Report
+    from kdiag.report import Endpoint, Report
 
 MAX_SECONDS = 3600.0
 DEFAULT_TIMEOUT = 10.0
@@ -57,6 +57,58 @@ Exit status:
 """
 
 
+# The options only kdiag bootstrap has (the shared ones are in kdiag.environment).
+TimeoutOption = Annotated[float, typer.Option(
+    "--timeout", metavar="SECONDS", show_default=False,
+    help="Budget for the whole run, at most 3600 (default 10).",
+)]
+ConnectTimeoutOption = Annotated[float | None, typer.Option(
+    "--connect-timeout", metavar="SECONDS", show_default=False,
+    help="Budget for one TCP connect, no more than --timeout (default 3).",
+)]
+TopicOption = Annotated[str | None, typer.Option(
+    "--topic", metavar="NAME", show_default=False,
+    help="Topic for the produce/consume round trip (default: a kdiag probe topic).",
+)]
+NoRoundtripOption = Annotated[bool, typer.Option(
+    "--no-roundtrip", help="Stop after checking the advertised brokers.",
+)]
+NoListenerScanOption = Annotated[bool, typer.Option(
+    "--no-listener-scan", help="When the advertised brokers (or the bootstrap port) fail, do not try the "
+    "bootstrap host's other ports for a listener that works from here.",
+)]
+ListenerPortsOption = Annotated[str | None, typer.Option(
+    "--listener-ports", metavar="PORT[,...]", show_default=False,
+    help="The other ports to try for that (default: the usual Kafka ports, the bootstrap port's neighbours "
+    "and the advertised ports).",
+)]
+MetadataVersionOption = Annotated[int | None, typer.Option(
+    "--metadata-version", metavar="N", show_default=False,
+    help="Pin the Metadata request version (0-13) instead of the highest both sides support.",
+)]
+CaptureOption = Annotated[bool, typer.Option(
+    "--capture", help="Sniff the run's own traffic and show the metadata the brokers really returned "
+    "(needs root or CAP_NET_RAW).",
+)]
+IfaceOption = Annotated[str | None, typer.Option(
+    "--iface", metavar="IFACE", show_default=False, help="With --capture: the interface (default: all).",
+)]
+PcapOutOption = Annotated[str | None, typer.Option(
+    "--pcap-out", metavar="FILE", show_default=False,
+    help="With --capture: also write the packets to FILE (pcap, for Wireshark/tshark).",
+)]
+IdleCheckOption = Annotated[float | None, typer.Option(
+    "--idle-check", metavar="SECONDS", show_default=False,
+    help="At the end, hold the bootstrap connection idle this long, then ask again: shows a NAT or load "
+    "balancer that silently drops idle connections (give --timeout room for it).",
+)]
+VantageOption = Annotated[str | None, typer.Option(
+    "--vantage", metavar="LABEL", envvar="KDIAG_VANTAGE", show_default=False, show_envvar=True,
+    help="Where this report is made from, in your words (e.g. k8s/prod-eu/payments): the report's "
+    "vantage.label, by which the fleet pipeline groups reports.",
+)]
+
+
 def bootstrap(
     ctx: typer.Context,
     addresses: Annotated[str, typer.Argument(
@@ -65,58 +117,21 @@ def bootstrap(
     )],
     fmt: FormatOption = None,
     json_flag: JsonOption = False,
-    timeout: Annotated[float, typer.Option(
-        "--timeout", metavar="SECONDS", show_default=False,
-        help="Budget for the whole run, at most 3600 (default 10).",
-    )] = DEFAULT_TIMEOUT,
-    connect_timeout: Annotated[float | None, typer.Option(
-        "--connect-timeout", metavar="SECONDS", show_default=False,
-        help="Budget for one TCP connect, no more than --timeout (default 3).",
-    )] = None,
-    topic: Annotated[str | None, typer.Option(
-        "--topic", metavar="NAME", show_default=False,
-        help="Topic for the produce/consume round trip (default: a kdiag probe topic).",
-    )] = None,
-    no_roundtrip: Annotated[bool, typer.Option(
-        "--no-roundtrip", help="Stop after checking the advertised brokers.",
-    )] = False,
-    no_listener_scan: Annotated[bool, typer.Option(
-        "--no-listener-scan", help="When the advertised brokers (or the bootstrap port) fail, do not try the "
-        "bootstrap host's other ports for a listener that works from here.",
-    )] = False,
-    listener_ports: Annotated[str | None, typer.Option(
-        "--listener-ports", metavar="PORT[,...]", show_default=False,
-        help="The other ports to try for that (default: the usual Kafka ports, the bootstrap port's neighbours "
-        "and the advertised ports).",
-    )] = None,
+    timeout: TimeoutOption = DEFAULT_TIMEOUT,
+    connect_timeout: ConnectTimeoutOption = None,
+    topic: TopicOption = None,
+    no_roundtrip: NoRoundtripOption = False,
+    no_listener_scan: NoListenerScanOption = False,
+    listener_ports: ListenerPortsOption = None,
     client_settings: ClientSettingOption = None,
     command_config: CommandConfigOption = None,
-    metadata_version: Annotated[int | None, typer.Option(
-        "--metadata-version", metavar="N", show_default=False,
-        help="Pin the Metadata request version (0-13) instead of the highest both sides support.",
-    )] = None,
+    metadata_version: MetadataVersionOption = None,
     output: OutputOption = None,
-    capture: Annotated[bool, typer.Option(
-        "--capture", help="Sniff the run's own traffic and show the metadata the brokers really returned "
-        "(needs root or CAP_NET_RAW).",
-    )] = False,
-    iface: Annotated[str | None, typer.Option(
-        "--iface", metavar="IFACE", show_default=False, help="With --capture: the interface (default: all).",
-    )] = None,
-    pcap_out: Annotated[str | None, typer.Option(
-        "--pcap-out", metavar="FILE", show_default=False,
-        help="With --capture: also write the packets to FILE (pcap, for Wireshark/tshark).",
-    )] = None,
-    idle_check: Annotated[float | None, typer.Option(
-        "--idle-check", metavar="SECONDS", show_default=False,
-        help="At the end, hold the bootstrap connection idle this long, then ask again: shows a NAT or load "
-        "balancer that silently drops idle connections (give --timeout room for it).",
-    )] = None,
-    vantage: Annotated[str | None, typer.Option(
-        "--vantage", metavar="LABEL", envvar="KDIAG_VANTAGE", show_default=False, show_envvar=True,
-        help="Where this report is made from, in your words (e.g. k8s/prod-eu/payments): the report's "
-        "vantage.label, by which the fleet pipeline groups reports.",
-    )] = None,
+    capture: CaptureOption = False,
+    iface: IfaceOption = None,
+    pcap_out: PcapOutOption = None,
+    idle_check: IdleCheckOption = None,
+    vantage: VantageOption = None,
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_bootstrap_command(
@@ -167,17 +182,8 @@ def run_bootstrap_command(
     if (iface is not None or pcap_out is not None) and not capture:
         raise UsageError("--iface and --pcap-out go with --capture")
     if idle_check is not None:
-        from kdiag.orchestrate import IDLE_ANSWER_TIMEOUT
-
-        if _seconds("--idle-check", idle_check) + IDLE_ANSWER_TIMEOUT >= timeout:
-            raise UsageError(f"--idle-check {idle_check:g} needs a --timeout of more than "
-                             f"{idle_check + IDLE_ANSWER_TIMEOUT:g} seconds: the run's budget covers the idle time "
-                             "and the answer after it")
-    ports = None
-    if listener_ports is not None:
-        if not scan_listeners:
-            raise UsageError("--listener-ports and --no-listener-scan contradict each other")
-        ports = _ports("--listener-ports", listener_ports)
+        _check_idle_check(idle_check, timeout)
+    ports = _listener_ports(listener_ports, scan_listeners)
 
     from kdiag import orchestrate
 
@@ -187,9 +193,35 @@ def run_bootstrap_command(
         redacted_settings=settings.redacted(), secrets=settings.secrets, scan_listeners=scan_listeners,
         listener_ports=ports, vantage_label=vantage or None, idle_check=idle_check,
     )
+
+    def run(progress: Progress | None) -> Report:
+        return orchestrate.run_bootstrap(options, progress=progress)
+
     if not capture:
-        report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
-        return _emit_report(env, report, fmt, output)
+        return _emit_report(env, _run_with_progress(env, fmt, run), fmt, output)
+    return _emit_report(env, _run_captured(env, fmt, run, targets, iface=iface, pcap_out=pcap_out), fmt, output)
+
+
+def _check_idle_check(idle_check: float, timeout: float) -> None:
+    from kdiag.orchestrate import IDLE_ANSWER_TIMEOUT
+
+    if _seconds("--idle-check", idle_check) + IDLE_ANSWER_TIMEOUT >= timeout:
+        raise UsageError(f"--idle-check {idle_check:g} needs a --timeout of more than "
+                         f"{idle_check + IDLE_ANSWER_TIMEOUT:g} seconds: the run's budget covers the idle time "
+                         "and the answer after it")
+
+
+def _listener_ports(listener_ports: str | None, scan_listeners: bool) -> tuple[int, ...] | None:
+    if listener_ports is None:
+        return None
+    if not scan_listeners:
+        raise UsageError("--listener-ports and --no-listener-scan contradict each other")
+    return _ports("--listener-ports", listener_ports)
+
+
+def _run_captured(env: Environment, fmt: Format, run: Callable[[Progress | None], Report], targets: Sequence[Endpoint],
+                  *, iface: str | None, pcap_out: str | None) -> Report:
+    """``run`` with a live capture of its packets around it: the report carries what the wire showed."""
     from dataclasses import replace
 
     from kdiag.capture.session import finish_live_capture, start_live_capture
@@ -197,10 +229,10 @@ def run_bootstrap_command(
     sniffer = start_live_capture(targets, iface=iface, pcap_out=pcap_out)  # UsageError if not permitted
     report = None
     try:
-        report = _run_with_progress(env, fmt, lambda progress: orchestrate.run_bootstrap(options, progress=progress))
+        report = _run_with_progress(env, fmt, run)
     finally:
         summary = finish_live_capture(sniffer, report)
-    return _emit_report(env, replace(report, capture=summary), fmt, output)
+    return replace(report, capture=summary)
 
 
 def _ports(option: str, text: str) -> tuple[int, ...]:
