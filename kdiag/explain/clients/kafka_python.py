@@ -12,10 +12,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECT, CONNECTION_CLOSED, HOST,
-                                     HOSTPORT, KAFKA_PYTHON, NOT_IN_METADATA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
-                                     TOPIC_MISSING, NO_LEADER,
-                                     SASL_MECHANISM, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
+                                     CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER, NOT_IN_METADATA,
+                                     REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_ON_PLAINTEXT,
+                                     TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
                                      registrar, split_endpoint, tcp_status)
 
 PATTERNS: list[Pattern] = []
@@ -140,7 +140,7 @@ def _aiokafka_unable_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item
 
 
 @pattern("aiokafka.bootstrap", AIOKAFKA, "Unable to bootstrap from",
-         rf"Unable to bootstrap from \[(?P<list>.*?)\]",
+         r"Unable to bootstrap from \[(?P<list>.*?)\]",
          "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
          "[('localhost', 9092, <AddressFamily.AF_UNSPEC: 0>)]")
 def _aiokafka_bootstrap(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -195,6 +195,25 @@ def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iter
     host, port, node_id, role = _kafka_python_connection(m.string)
     yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                    detail="socket disconnected")
+
+
+# kafka-python's request timeout (2.x kafka/conn.py: "%s timed out after %s ms. Closing connection."; 3.x
+# kafka/net/connection.py: "%s: Request timed out after %d ms. Closing connection."): the connection was up and a
+# request got no answer, so the client closed it. On a bootstrap connection nothing was answered yet: the
+# listener took the connection and never answered a Kafka request (a TLS listener, a process that does not
+# read): the closed connection's readings. On a broker's connection it is a request lost on an established
+# connection, as librdkafka's request timeouts are.
+@pattern("kafka_python.request_timeout", KAFKA_PYTHON, "ms. Closing connection",
+         r"(?:Request )?timed out after (?P<ms>[\d.]+) ms\. Closing connection",
+         "WARNING:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=10.0.0.5:9093 <connected> [IPv4 "
+         "('10.0.0.5', 9093)]> timed out after 30000 ms. Closing connection.")
+def _kafka_python_request_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = _kafka_python_connection(m.string)
+    if host is None:
+        node_id, role = _kafka_net_role(m.string)
+    detail = f"a request unanswered for {float(m.group('ms')):.0f} ms; the client closed the connection"
+    kind = CONNECTION_CLOSED if role == BOOTSTRAP else REQUEST_TIMEOUT
+    yield Sighting(kind, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=detail)
 
 
 @pattern("kafka_python.node_failed", KAFKA_PYTHON, "connection failed -- refreshing metadata",

@@ -189,3 +189,24 @@ def test_segmentio_closed_connections_are_the_closed_connection_readings(line):
 
 def test_eof_inside_other_words_is_not_a_closed_connection():
     assert not explained("EOF while reading the config file, using defaults").findings
+
+
+# kafka-python 2.x kafka/conn.py BrokerConnection.requests_timed_out: "%s timed out after %s ms. Closing connection.";
+# 3.x kafka/net/connection.py: "%s: Request timed out after %d ms. Closing connection." A bootstrap connection whose
+# first request is never answered is a listener that took the connection and does not speak Kafka back.
+KAFKA_PYTHON_2_TIMEOUT = ("WARNING:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=192.0.2.10:9093 <connected> "
+                          "[IPv4 ('192.0.2.10', 9093)]> timed out after 30000 ms. Closing connection.")
+KAFKA_PYTHON_3_TIMEOUT = ("WARNING:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown "
+                          "(connected)>: Request timed out after 30000 ms. Closing connection.")
+
+
+@pytest.mark.parametrize("line", [KAFKA_PYTHON_2_TIMEOUT, KAFKA_PYTHON_3_TIMEOUT], ids=["2.x", "3.x"])
+def test_kafka_pythons_unanswered_first_request_is_the_closed_connections_readings_never_a_refusal(line):
+    first, found = _first(f"{line}\nkafka.errors.NoBrokersAvailable: NoBrokersAvailable")
+    assert found == ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_CLOSED_CONNECTION"]
+    assert first.severity == "warning" and "BOOTSTRAP_REFUSED" not in found and "BOOTSTRAP_TIMEOUT" not in found
+
+
+def test_kafka_pythons_request_timeout_on_a_brokers_connection_is_a_request_lost_on_a_live_connection():
+    line = KAFKA_PYTHON_2_TIMEOUT.replace("node_id=bootstrap-0", "node_id=1")
+    assert "IDLE_CONNECTION_DROPPED" in _first(line)[1]
