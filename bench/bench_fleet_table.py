@@ -46,6 +46,8 @@ def fleet_input(workdir: Path, size: int, seed: int = SEED) -> Path:
 
 
 TICK = os.sysconf("SC_CLK_TCK")
+DRIVER_MEMORY = ["3g"]
+"""KDIAG_SPARK_DRIVER_MEMORY of every Spark run (--driver-memory)."""
 
 
 def _cpu_ticks(pid: int) -> int:
@@ -61,7 +63,8 @@ def timed(argv: list[str], *, pythonpath: Path = ROOT) -> dict[str, float]:
     """Wall time and CPU time of a whole process tree (the Python process, spark-submit, the JVM),
     sampled from /proc every 0.2 s (the last 0.2 s of a process may be missed): on a machine shared
     with other work, CPU seconds move far less with the load than wall seconds do."""
-    env = {**os.environ, "PYTHONPATH": str(pythonpath), "KDIAG_SPARK_DRIVER_MEMORY": "3g"}
+    env = {**os.environ, "PYTHONPATH": str(pythonpath), "KDIAG_SPARK_DRIVER_MEMORY": DRIVER_MEMORY[0]}
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
     ticks: dict[int, int] = {}
@@ -79,7 +82,9 @@ def timed(argv: list[str], *, pythonpath: Path = ROOT) -> dict[str, float]:
     reader.join(10)
     if process.returncode != 0:
         raise RuntimeError(f"{' '.join(argv[:6])}... failed: {errors.decode(errors='replace')[-3000:]}")
-    return {"wall_s": round(seconds, 1), "cpu_s": round(sum(ticks.values()) / TICK, 1)}
+    return {"wall_s": round(seconds, 1), "cpu_s": round(sum(ticks.values()) / TICK, 1),
+            "load_before": round(load_before, 2), "load_after": round(os.getloadavg()[0], 2),
+            "started_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(time.time() - seconds))}
 
 
 def analyze_raw(fleet: Path, out: Path, *, pythonpath: Path = ROOT, master: str | None = None) -> dict[str, float]:
@@ -129,13 +134,14 @@ def _ratio(a: dict[str, float] | None, b: dict[str, float] | None) -> tuple[floa
 
 def summary_md(r: dict[str, Any]) -> str:
     size, small = r.get("size"), r.get("small")
-    rows = ["| measurement | input | wall time | CPU time | CPU per report | target | verdict |",
-            "|---|---|---|---|---|---|---|"]
+    rows = ["| measurement | input | wall time | CPU time | CPU per report | load at start | target | verdict |",
+            "|---|---|---|---|---|---|---|---|"]
 
     def row(label: str, reports: int, run: dict[str, float] | None, target: str = "", verdict: str = "") -> None:
         if run:
             rows.append(f"| {label} | {reports:,} reports | {run['wall_s']} s | {run['cpu_s']} s | "
-                        f"{run['cpu_s'] / reports * 1e6:,.0f} µs | {target} | {verdict} |")
+                        f"{run['cpu_s'] / reports * 1e6:,.0f} µs | {run.get('load_before', '')} | {target} | "
+                        f"{verdict} |")
 
     def compare(label: str, ratio: tuple[float, float] | None, target: str, met: Callable[[float], bool],
                 unit: str = "x", cpu_known: bool = True) -> None:
@@ -144,9 +150,9 @@ def summary_md(r: dict[str, Any]) -> str:
             shown = (lambda v: f"{v:.0%}") if unit == "%" else (lambda v: f"{v:.2f}x")
             by_wall = f"{'met' if met(wall) else 'not met'} (by wall)"
             if not cpu_known:
-                rows.append(f"| {label} | | {shown(wall)} | n/a | | {target} | {by_wall} |")
+                rows.append(f"| {label} | | {shown(wall)} | n/a | | | {target} | {by_wall} |")
                 return
-            rows.append(f"| {label} | | {shown(wall)} | {shown(cpu)} | | {target} | "
+            rows.append(f"| {label} | | {shown(wall)} | {shown(cpu)} | | | {target} | "
                         f"{'met' if met(cpu) else 'not met'} (by CPU), {by_wall} |")
 
     big = r.get("big", {})
@@ -159,6 +165,10 @@ def summary_md(r: dict[str, Any]) -> str:
     row("ingest --once, 5 % new reports", size // 20, big.get("ingest_incremental"))
     compare("incremental / full ingest", _ratio(big.get("ingest_incremental"), big.get("ingest_full")), "<= 10 %",
             lambda v: v <= 0.10, unit="%")
+    nothing = big.get("ingest_nothing_new")
+    if nothing:
+        rows.append(f"| ingest --once, nothing new (a run's fixed cost) | 0 reports | {nothing['wall_s']} s | "
+                    f"{nothing['cpu_s']} s | | {nothing.get('load_before', '')} | | |")
     row("DuckDB, six tables, raw JSON (2 threads)", size, big.get("duckdb_json"))
     row("DuckDB, six tables, the table's Parquet (2 threads)", size, big.get("duckdb_table"))
     compare("analyze --table / DuckDB on the same Parquet", _ratio(big.get("analyze_table"), big.get("duckdb_table")),
@@ -232,103 +242,133 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def measure_ingest(work: Path, size: int) -> None:
-    """The full ingest and then 5 % new reports, again, into bench/results/fleet_table.json."""
-    from bench.common import RESULTS
+STEPS = ("baseline", "raw", "ingest", "table", "duckdb", "python", "incremental", "nothing-new", "small",
+         "standalone")
+"""The measurements, in the order a full run takes them; ``--only`` runs some of them into the existing
+results (``incremental`` and ``nothing-new`` start from the table as ``ingest`` left it, a copy kept in
+the work directory, so each can be re-run alone)."""
 
-    r = json.loads((RESULTS / "fleet_table.json").read_text())
-    fleet, new = fleet_input(work, size), fleet_input(work, size // 20, NEW_SEED)
-    source, table = linked_source(fleet, work / "source"), work / "table"
+
+def _keep_table(table: Path, kept: Path) -> None:
+    """A copy of the table as the full ingest left it: its Parquet files hard-linked (never rewritten
+    in place: compaction writes new files and deletes the old), the checkpoint and description copied."""
+    shutil.rmtree(kept, ignore_errors=True)
+    shutil.copytree(table, kept, copy_function=os.link, ignore=shutil.ignore_patterns("_checkpoint", "_kdiag_table.json"))
+    shutil.copytree(table / "_checkpoint", kept / "_checkpoint")
+    shutil.copy2(table / "_kdiag_table.json", kept / "_kdiag_table.json")
+
+
+def _restore_table(kept: Path, table: Path) -> None:
     shutil.rmtree(table, ignore_errors=True)
-    r["big"]["ingest_full"] = ingest(source, table)
-    r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / size)
-    for path in (new / "reports").iterdir():
-        os.link(path, source / "reports" / f"day2-{path.name}")
-    r["big"]["ingest_incremental"] = ingest(source, table)
-    r["capacity_md"] = capacity_md(r)
-    r.pop("benchmark", None), r.pop("measured_at", None), r.pop("machine", None)
-    write_results("fleet_table", r)
-    print(summary_md(r))
+    _keep_table(kept, table)
+
+
+def _unlink_new(source: Path) -> None:
+    for path in (source / "reports").glob("day2-*"):
+        path.unlink()
+
+
+def run_steps(args: argparse.Namespace, steps: list[str], r: dict[str, Any], save: Callable[[], None]) -> None:
+    work, size = args.workdir, args.size
+    fleet = fleet_input(work, size)
+    big = r.setdefault("big", {})
+    source, table, kept = work / "source", work / "table", work / "table-after-full-ingest"
+    for step in steps:
+        print(f"bench_fleet_table: {step} ({time.strftime('%H:%M:%S')})", file=sys.stderr, flush=True)
+        if step == "baseline":
+            if not args.baseline:
+                raise SystemExit("--baseline DIR is needed for the baseline step")
+            big["analyze_raw_baseline"] = analyze_raw(fleet, work / "out-baseline", pythonpath=args.baseline)
+        elif step == "raw":
+            big["analyze_raw"] = analyze_raw(fleet, work / "out-raw")
+        elif step == "ingest":
+            linked_source(fleet, source)
+            shutil.rmtree(table, ignore_errors=True)
+            big["ingest_full"] = ingest(source, table)
+            r["json_bytes_per_report"] = round(sum(directory_bytes(fleet / d) for d in ("reports", "tickets")) / size)
+            r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / size)
+            _keep_table(table, kept)
+        elif step == "table":
+            big["analyze_table"] = analyze_table(table, work / "out-table")
+        elif step == "duckdb":
+            big["duckdb_table"] = duckdb_six(table=table)
+            save()
+            big["duckdb_json"] = duckdb_six(fleet=fleet)
+        elif step == "python":
+            big["python"] = python_six(fleet)
+        elif step in ("incremental", "nothing-new"):
+            _unlink_new(source)
+            _restore_table(kept, table)
+            if step == "nothing-new":  # the fixed cost of a run: the same sources, nothing new in them
+                big["ingest_nothing_new"] = ingest(source, table)
+                _restore_table(kept, table)
+                continue
+            new = fleet_input(work, size // 20, NEW_SEED)
+            for path in (new / "reports").iterdir():
+                os.link(path, source / "reports" / f"day2-{path.name}")
+            big["ingest_incremental"] = ingest(source, table)
+        elif step == "small":
+            small = fleet_input(work, args.small)
+            small_table = work / "table-small"
+            shutil.rmtree(small_table, ignore_errors=True)
+            ingest(linked_source(small, work / "source-small"), small_table)
+            r["small_runs"] = {"analyze_raw": analyze_raw(small, work / "out-small"),
+                               "analyze_table": analyze_table(small_table, work / "out-small-table")}
+        elif step == "standalone":
+            cluster_input = fleet_input(work, args.small)
+            r["standalone"] = {"reports": args.small,
+                               "local2": analyze_raw(cluster_input, work / "out-local2", master="local[2]")}
+            shutil.rmtree(work / "standalone", ignore_errors=True)
+            with StandaloneCluster.start(workers=1, cores=2, memory="2g", workdir=work / "standalone") as spark:
+                r["standalone"]["standalone"] = analyze_raw(cluster_input, work / "out-standalone", master=spark.url)
+        save()
 
 
 def main() -> None:
+    from bench.common import RESULTS
+
     parser = argparse.ArgumentParser()
     parser.add_argument("--size", type=int, default=200_000)
     parser.add_argument("--small", type=int, default=20_000)
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--workdir", type=Path, default=Path("/var/tmp/kdiag-fleet-table-bench"))
-    parser.add_argument("--ingest-only", action="store_true",
-                        help="re-measure only the full and the incremental ingest, into the existing results")
+    parser.add_argument("--driver-memory", default="3g", help="KDIAG_SPARK_DRIVER_MEMORY of every Spark run")
+    parser.add_argument("--only", nargs="+", default=None, choices=STEPS,
+                        help="run only these measurements, into the existing results of the same --size")
+    parser.add_argument("--ingest-only", action="store_true", help="the same as --only incremental")
     parser.add_argument("--capacity", action="store_true",
                         help="only print the capacity table from bench/results/fleet_table.json")
-    parser.add_argument("--skip", nargs="*", default=[],
-                        choices=["baseline", "duckdb", "python", "small", "standalone", "incremental"])
+    parser.add_argument("--skip", nargs="*", default=[], choices=STEPS)
     args = parser.parse_args()
     if args.capacity:
-        from bench.common import RESULTS
-
         print(capacity_md(json.loads((RESULTS / "fleet_table.json").read_text())))
         return
-    work = args.workdir
-    work.mkdir(parents=True, exist_ok=True)
-    if args.ingest_only:
-        measure_ingest(work, args.size)
-        return
-    r: dict[str, Any] = {"size": args.size, "small": args.small, "cores": os.cpu_count(),
-                         "load_average_at_start": os.getloadavg(), "big": {}, "small_runs": {}}
+    DRIVER_MEMORY[0] = args.driver_memory
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    only = ["incremental"] if args.ingest_only else args.only
+    fresh: dict[str, Any] = {"size": args.size, "small": args.small, "cores": os.cpu_count(), "big": {},
+                             "small_runs": {}, "driver_memory": args.driver_memory}
+    r = fresh
+    if only:
+        previous = RESULTS / "fleet_table.json"
+        kept = json.loads(previous.read_text()) if previous.exists() else {}
+        if kept.get("size") == args.size:
+            r = {**fresh, **{k: v for k, v in kept.items() if k not in ("benchmark", "measured_at", "machine")}}
+    r.setdefault("load_average_at_start", os.getloadavg())
 
     def save(partial: bool = True) -> None:
-        write_results("fleet_table", {**r, "partial": partial, "title": TITLE, "summary_md": summary_md(r)})
+        complete = {k: v for k, v in r.items() if k not in ("summary_md", "capacity_md", "partial", "title")}
+        if complete.get("big", {}).get("ingest_full") and complete["big"].get("analyze_table"):
+            complete["capacity_md"] = capacity_md(complete)
+        write_results("fleet_table", {**complete, "partial": partial, "title": TITLE,
+                                      "summary_md": summary_md(complete)})
 
-    fleet = fleet_input(work, args.size)
-    big = r["big"]
-    if args.baseline and "baseline" not in args.skip:
-        big["analyze_raw_baseline"] = analyze_raw(fleet, work / "out-baseline", pythonpath=args.baseline)
-        save()
-    big["analyze_raw"] = analyze_raw(fleet, work / "out-raw")
-    save()
-    source, table = linked_source(fleet, work / "source"), work / "table"
-    shutil.rmtree(table, ignore_errors=True)
-    big["ingest_full"] = ingest(source, table)
-    r["json_bytes_per_report"] = round(sum(directory_bytes(fleet / d) for d in ("reports", "tickets")) / args.size)
-    r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / args.size)
-    save()
-    big["analyze_table"] = analyze_table(table, work / "out-table")
-    save()
-    if "duckdb" not in args.skip:
-        big["duckdb_table"] = duckdb_six(table=table)
-        big["duckdb_json"] = duckdb_six(fleet=fleet)
-        save()
-    if "python" not in args.skip:
-        big["python"] = python_six(fleet)
-        save()
-    if "incremental" not in args.skip:
-        new = fleet_input(work, args.size // 20, NEW_SEED)
-        for path in (new / "reports").iterdir():
-            os.link(path, source / "reports" / f"day2-{path.name}")
-        big["ingest_incremental"] = ingest(source, table)
-        save()
-    if "small" not in args.skip:
-        small = fleet_input(work, args.small)
-        small_table = work / "table-small"
-        shutil.rmtree(small_table, ignore_errors=True)
-        ingest(linked_source(small, work / "source-small"), small_table)
-        r["small_runs"] = {"analyze_raw": analyze_raw(small, work / "out-small"),
-                           "analyze_table": analyze_table(small_table, work / "out-small-table")}
-        save()
-    if "standalone" not in args.skip:
-        cluster_input = fleet_input(work, args.small)
-        r["standalone"] = {"reports": args.small,
-                           "local2": analyze_raw(cluster_input, work / "out-local2", master="local[2]")}
-        shutil.rmtree(work / "standalone", ignore_errors=True)
-        with StandaloneCluster.start(workers=1, cores=2, memory="2g", workdir=work / "standalone") as spark:
-            r["standalone"]["standalone"] = analyze_raw(cluster_input, work / "out-standalone", master=spark.url)
-        save()
+    run_steps(args, only or [step for step in STEPS if step not in args.skip], r, save)
     r["load_average_at_end"] = os.getloadavg()
-    r["capacity_md"] = capacity_md(r)
     save(partial=False)
     print(summary_md(r))
-    print(r["capacity_md"])
+    if r.get("big", {}).get("ingest_full") and r["big"].get("analyze_table"):
+        print(capacity_md(r))
 
 
 if __name__ == "__main__":
