@@ -106,6 +106,65 @@ def parse_sources(sources: Sequence[str]) -> tuple[tuple[str, ...], tuple[KafkaI
     return tuple(directories), tuple(topics)
 
 
+# --- what a run has to read ----------------------------------------------------------------------
+
+SEEN_LOG_BYTES = 64 << 20
+"""The file sources' logs in the checkpoint read to learn what is new, at most (larger: unknown)."""
+
+
+def seen_files(checkpoint: str) -> set[str] | None:
+    """The local paths the checkpoint's file sources have taken into a batch (their logs,
+    ``sources/N/M[.compact]``: a line ``v1``, then one JSON object per file); None when the logs are
+    larger than SEEN_LOG_BYTES or unreadable."""
+    import json
+    import os
+    from urllib.parse import unquote, urlsplit
+
+    root = os.path.join(checkpoint, "sources")
+    logs = [os.path.join(base, name) for base, _, names in os.walk(root) for name in names
+            if not name.startswith(".")]
+    try:
+        if sum(os.path.getsize(path) for path in logs) > SEEN_LOG_BYTES:
+            return None
+        seen: set[str] = set()
+        for path in logs:
+            with open(path, encoding="utf-8") as handle:
+                for line in handle:
+                    if line.startswith("{") and '"path"' in line:
+                        uri = json.loads(line).get("path")
+                        if isinstance(uri, str) and uri.startswith("file:"):
+                            seen.add(unquote(urlsplit(uri).path))
+        return seen
+    except (OSError, ValueError):
+        return None
+
+
+def new_input_bytes(table: str, directories: Sequence[str], topics: Sequence[KafkaInput]) -> int | None:
+    """Bytes of the report files below ``directories`` that the table's checkpoint has not read yet:
+    what this run will read. None when unknown (a topic, a remote directory or table)."""
+    import fnmatch
+    import os
+
+    if topics or not table.startswith("file://") or any(not d.startswith("file://") for d in directories):
+        return None
+    seen = seen_files(os.path.join(table.removeprefix("file://"), CHECKPOINT))
+    if seen is None:
+        return None
+    total = 0
+    for directory in directories:
+        for base, subdirectories, names in os.walk(directory.removeprefix("file://")):
+            subdirectories[:] = [d for d in subdirectories if not d.startswith(("_", "."))]  # Spark's hidden names
+            for name in names:
+                wanted = any(fnmatch.fnmatch(name, glob) for glob in ("*.jsonl", "*.jsonl.gz", WHOLE_GLOB))
+                path = os.path.join(base, name)
+                if wanted and not name.startswith(("_", ".")) and path not in seen:
+                    try:
+                        total += os.path.getsize(path)
+                    except OSError:
+                        continue
+    return total
+
+
 # --- the stream ---------------------------------------------------------------------------------
 
 
@@ -252,7 +311,7 @@ def compact(table: Table, *, below: int, at_least: int) -> int:
 
 
 def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None) -> IngestResult:
-    from kdiag.fleet.job import FleetError, check_java, check_master, spark_session
+    from kdiag.fleet.job import SMALL_INPUT_BYTES, FleetError, check_java, check_master, spark_session
 
     check_java()
     check_master(options.master)
@@ -264,10 +323,13 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
         check_topics(topics)
     say = progress or (lambda step: None)
     say("starting Spark")
-    spark = spark_session(options, kafka=bool(topics))
+    table_root = options.table if "://" in options.table else _absolute(options.table)
+    new_bytes = new_input_bytes(table_root, directories, topics)
+    # a run that reads little (an incremental run of a large table, too) starts a JVM tuned for start-up
+    spark = spark_session(options, kafka=bool(topics), small=new_bytes is not None and new_bytes < SMALL_INPUT_BYTES)
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-    table = Table(spark, options.table if "://" in options.table else _absolute(options.table))
+    table = Table(spark, table_root)
     check_table(table, [*directories, *map(str, topics)])
     settle(table)
     totals = {"batches": 0, "reports": 0, "rejected": 0}
