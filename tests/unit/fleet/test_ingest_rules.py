@@ -1,5 +1,6 @@
 """The reports table's rules that need no Spark: the compaction rule applied after a crash (``settle``),
-the committed batch read from the checkpoint, the trigger interval and the sources."""
+the committed batch read from the checkpoint, the trigger interval and the sources, what a run has
+new to read (which decides its JVM's tuning)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from kdiag.fleet.ingest import committed, parse_sources, settle, trigger_interval
-from kdiag.fleet.inputs import InputError
+from kdiag.fleet import ingest
+from kdiag.fleet.ingest import committed, new_input_bytes, parse_sources, settle, trigger_interval
+from kdiag.fleet.inputs import InputError, KafkaInput
 
 
 class LocalTable:
@@ -65,3 +67,26 @@ def test_trigger_intervals_and_sources(tmp_path: Path) -> None:
     directories, topics = parse_sources([str(tmp_path), "kafka://b:9092/t", "s3a://bucket/in"])
     assert directories == (f"file://{tmp_path}", "s3a://bucket/in")
     assert [str(t) for t in topics] == ["kafka://b:9092/t"]
+
+
+def test_what_is_new_is_the_report_files_the_checkpoints_file_source_logs_have_not_seen(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    source, table = tmp_path / "in put", tmp_path / "table"
+    _dirs(source, "day1", "_hidden", ".spool")
+    for name, size in (("day1/a.jsonl", 100), ("day1/b.jsonl.gz", 20), ("c.json", 3), ("d.jsonl", 7),
+                       ("notes.txt", 1000), ("_hidden/e.jsonl", 1000), (".spool/f.jsonl", 1000), ("_g.jsonl", 1000)):
+        (source / name).write_bytes(b"x" * size)
+    url, directories = f"file://{table}", [f"file://{source}"]
+    assert new_input_bytes(url, directories, ()) == 130  # a new table: every report file
+    log = table / "_checkpoint" / "sources" / "1"
+    log.mkdir(parents=True)
+    (log / "0").write_text('v1\n{"path":"file://%s/day1/a.jsonl","timestamp":1,"batchId":0}\n'
+                           % str(source).replace(" ", "%20"))
+    (table / "_checkpoint" / "sources" / "0").mkdir()
+    (table / "_checkpoint" / "sources" / "0" / "9.compact").write_text(f'v1\n{{"path":"file://{source}/c.json"}}\n')
+    assert new_input_bytes(url, directories, ()) == 27
+    assert new_input_bytes(url, directories, (KafkaInput("b:9092", "t"),)) is None  # a topic: unknown
+    assert new_input_bytes("hdfs:///t", directories, ()) is None
+    assert new_input_bytes(url, ["s3a://bucket/in"], ()) is None
+    monkeypatch.setattr(ingest, "SEEN_LOG_BYTES", 10)  # logs too large to read: unknown
+    assert new_input_bytes(url, directories, ()) is None
