@@ -291,6 +291,7 @@ def run_steps(args: argparse.Namespace, steps: list[str], r: dict[str, Any], sav
         elif step == "table":
             big["analyze_table"] = analyze_table(table, work / "out-table")
         elif step == "duckdb":
+            r["duckdb_memory_limit"] = os.environ.get("KDIAG_BENCH_DUCKDB_MEMORY")
             big["duckdb_table"] = duckdb_six(table=table)
             save()
             big["duckdb_json"] = duckdb_six(fleet=fleet)
@@ -333,6 +334,8 @@ def main() -> None:
     parser.add_argument("--baseline", type=Path, default=None)
     parser.add_argument("--workdir", type=Path, default=Path("/var/tmp/kdiag-fleet-table-bench"))
     parser.add_argument("--driver-memory", default="3g", help="KDIAG_SPARK_DRIVER_MEMORY of every Spark run")
+    parser.add_argument("--duckdb-memory", default=None,
+                        help="DuckDB's memory_limit (e.g. 8GB); it then spills into WORKDIR/duckdb-temp")
     parser.add_argument("--only", nargs="+", default=None, choices=STEPS,
                         help="run only these measurements, into the existing results of the same --size")
     parser.add_argument("--ingest-only", action="store_true", help="the same as --only incremental")
@@ -344,6 +347,9 @@ def main() -> None:
         print(capacity_md(json.loads((RESULTS / "fleet_table.json").read_text())))
         return
     DRIVER_MEMORY[0] = args.driver_memory
+    if args.duckdb_memory:
+        os.environ["KDIAG_BENCH_DUCKDB_MEMORY"] = args.duckdb_memory
+        os.environ["KDIAG_BENCH_DUCKDB_TEMP"] = str(args.workdir / "duckdb-temp")
     args.workdir.mkdir(parents=True, exist_ok=True)
     only = ["incremental"] if args.ingest_only else args.only
     fresh: dict[str, Any] = {"size": args.size, "small": args.small, "cores": os.cpu_count(), "big": {},

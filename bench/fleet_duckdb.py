@@ -172,11 +172,20 @@ FROM rejected_records GROUP BY ALL;
 
 def duckdb_tables(*, json_files: Sequence[str] = (), table: str | None = None, min_vantages: int = 1,
                   threads: int = 2) -> dict[str, list[dict[str, Any]]]:
-    """The six tables as the reference gives them (rows as dicts, times as ISO strings, samples scrubbed)."""
+    """The six tables as the reference gives them (rows as dicts, times as ISO strings, samples scrubbed).
+    KDIAG_BENCH_DUCKDB_MEMORY and KDIAG_BENCH_DUCKDB_TEMP (a directory) bound its memory and say where
+    it spills, for inputs larger than memory (4 M reports are 24 GB of JSON)."""
+    import os
+
     import duckdb
 
     con = duckdb.connect()
     con.execute(f"SET threads = {threads}; SET TimeZone = 'UTC'; SET preserve_insertion_order = false")
+    if os.environ.get("KDIAG_BENCH_DUCKDB_MEMORY"):
+        con.execute("SET memory_limit = ?", [os.environ["KDIAG_BENCH_DUCKDB_MEMORY"]])
+    if os.environ.get("KDIAG_BENCH_DUCKDB_TEMP"):
+        con.execute("SET temp_directory = ?", [os.environ["KDIAG_BENCH_DUCKDB_TEMP"]])
+        con.execute("SET max_temp_directory_size = '30GB'")
     if table is not None:
         con.execute(TABLE_SQL.format(table=table))
     else:
