@@ -51,6 +51,13 @@ ROWS_PER_FILE = 500_000
 LINE_GLOB = "*.{jsonl,jsonl.gz}"
 WHOLE_GLOB = "*.json"
 BINARY_FILE = "path string, modificationTime timestamp, length long, content binary"
+BATCH_BYTES = 2 << 30
+"""A batch reads at most about this many bytes of a directory's files (unless --max-files-per-batch is
+given): its records are held (memory, then local disk) while the batch writes both tables."""
+NEVER_TOO_OLD = "36500d"
+"""The file source's maxFileAge: Spark's default (7 days) silently skips a new file whose modification
+time is more than 7 days older than the newest file it has seen: a spool copying files with their
+times kept (rsync -t, cp -p, tar) would lose reports."""
 _TRIGGER = re.compile(r"^(\d+)\s*(s|sec|seconds?|m|min|minutes?|h|hours?)$")
 
 
@@ -181,9 +188,10 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
         whole = (spark.readStream.format("binaryFile").schema(BINARY_FILE)
                  .option("recursiveFileLookup", "true")
                  .option("pathGlobFilter", WHOLE_GLOB))
-        if options.max_files_per_batch:
-            lines = lines.option("maxFilesPerTrigger", options.max_files_per_batch)
-            whole = whole.option("maxFilesPerTrigger", options.max_files_per_batch)
+        lines, whole = lines.option("maxFileAge", NEVER_TOO_OLD), whole.option("maxFileAge", NEVER_TOO_OLD)
+        limit = (("maxFilesPerTrigger", options.max_files_per_batch) if options.max_files_per_batch
+                 else ("maxBytesPerTrigger", BATCH_BYTES))
+        lines, whole = lines.option(*limit), whole.option(*limit)
         frames.append(lines.text(directory).select(F.col("_metadata.file_path").alias("source"), "value"))
         frames.append(whole.load(directory).select(F.col("path").alias("source"),
                                                    F.expr("decode(content, 'UTF-8')").alias("value")))

@@ -166,6 +166,8 @@ def test_new_files_are_ingested_incrementally_and_the_old_ones_stay_once(file_ta
         late.append(json.dumps(data))
     new = source / "reports" / "spool-late.jsonl"
     new.write_text("\n".join(late + late[:1]) + "\n", encoding="utf-8")
+    month_ago = new.stat().st_mtime - 30 * 86_400  # copied with its times kept (rsync -t): older than the rest
+    os.utime(new, (month_ago, month_ago))
     try:
         _ingest(str(source), "--table", str(table), "--max-files-per-batch", "1")
     finally:
