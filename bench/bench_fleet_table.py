@@ -66,7 +66,9 @@ def timed(argv: list[str], *, pythonpath: Path = ROOT) -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(pythonpath), "KDIAG_SPARK_DRIVER_MEMORY": DRIVER_MEMORY[0]}
     load_before = os.getloadavg()[0]
     started = time.perf_counter()
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    # run from ``pythonpath``: ``python -m``/``-c`` put the working directory first on sys.path, so run
+    # from a checkout the baseline's run would import the checkout's kdiag, not the baseline's
+    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env, cwd=pythonpath)
     ticks: dict[int, int] = {}
     errors = bytearray()
     import threading
@@ -110,6 +112,17 @@ def linked_source(fleet: Path, source: Path) -> Path:
         for path in (fleet / sub).iterdir():
             os.link(path, source / sub / path.name)
     return source
+
+
+def parse_classify(fleet: Path, out: Path, *, pythonpath: Path) -> dict[str, float]:
+    """Today's parse-and-classify (the job's read, JSON parse and classification of every record, written
+    as Parquet: the issue's profile's first part), with the code at ``pythonpath``: what ingest is held to."""
+    code = ("import sys; from kdiag.fleet.inputs import classify; "
+            "from kdiag.fleet.job import AnalyzeOptions, classified, read_text, spark_session; "
+            "files, _ = classify([sys.argv[1] + '/reports', sys.argv[1] + '/tickets']); "
+            "spark = spark_session(AnalyzeOptions(inputs=(), out=sys.argv[2]), kafka=False); "
+            "classified(read_text(spark, files, ())).write.mode('overwrite').parquet(sys.argv[2])")
+    return timed([sys.executable, "-c", code, str(fleet), str(out)], pythonpath=pythonpath)
 
 
 def python_six(fleet: Path) -> dict[str, float]:
@@ -158,7 +171,11 @@ def summary_md(r: dict[str, Any]) -> str:
     big = r.get("big", {})
     row("analyze raw JSON, baseline code (today's analyze)", size, big.get("analyze_raw_baseline"))
     row("analyze raw JSON, this code", size, big.get("analyze_raw"))
+    row("today's parse and classify (baseline code: read, parse, classify, write as Parquet)", size,
+        big.get("parse_classify_baseline"))
     row("ingest --once, all reports (files -> table)", size, big.get("ingest_full"))
+    compare("ingest's rate per core / today's parse and classify's",
+            _ratio(big.get("parse_classify_baseline"), big.get("ingest_full")), ">= 1.5x", lambda v: v >= 1.5)
     row("analyze --table", size, big.get("analyze_table"))
     compare("today's analyze of the JSON / analyze --table (how many times faster)",
             _ratio(big.get("analyze_raw_baseline"), big.get("analyze_table")), ">= 6x", lambda v: v >= 6)
@@ -242,7 +259,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-STEPS = ("baseline", "raw", "ingest", "table", "duckdb", "python", "incremental", "nothing-new", "small",
+STEPS = ("baseline", "parse", "raw", "ingest", "table", "duckdb", "python", "incremental", "nothing-new", "small",
          "standalone")
 """The measurements, in the order a full run takes them; ``--only`` runs some of them into the existing
 results (``incremental`` and ``nothing-new`` start from the table as ``ingest`` left it, a copy kept in
@@ -279,6 +296,11 @@ def run_steps(args: argparse.Namespace, steps: list[str], r: dict[str, Any], sav
             if not args.baseline:
                 raise SystemExit("--baseline DIR is needed for the baseline step")
             big["analyze_raw_baseline"] = analyze_raw(fleet, work / "out-baseline", pythonpath=args.baseline)
+        elif step == "parse":
+            if not args.baseline:
+                raise SystemExit("--baseline DIR is needed for the parse step")
+            big["parse_classify_baseline"] = parse_classify(fleet, work / "parsed-baseline", pythonpath=args.baseline)
+            shutil.rmtree(work / "parsed-baseline", ignore_errors=True)
         elif step == "raw":
             big["analyze_raw"] = analyze_raw(fleet, work / "out-raw")
         elif step == "ingest":
