@@ -387,8 +387,30 @@ def main() -> None:
             r = {**fresh, **{k: v for k, v in kept.items() if k not in ("benchmark", "measured_at", "machine")}}
     r.setdefault("load_average_at_start", os.getloadavg())
 
+    start = json.loads(json.dumps(r))
+
     def save(partial: bool = True) -> None:
-        complete = {k: v for k, v in r.items() if k not in ("summary_md", "capacity_md", "partial", "title")}
+        """Writes what this process measured into the results as they are now: another process may be
+        measuring other steps of the same size at the same time (CPU time is the verdict's measure)."""
+        import fcntl
+
+        with open(RESULTS / ".fleet_table.lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            path = RESULTS / "fleet_table.json"
+            current = json.loads(path.read_text()) if path.exists() else {}
+            if current.get("size") != args.size:
+                current = {}
+            for key, value in r.items():
+                if key == "big":
+                    current["big"] = {**current.get("big", {}),
+                                      **{k: v for k, v in value.items() if start.get("big", {}).get(k) != v}}
+                elif start.get(key) != value or key not in current:
+                    current[key] = value
+            _write(current, partial)
+
+    def _write(current: dict[str, Any], partial: bool) -> None:
+        current = {k: v for k, v in current.items() if k not in ("benchmark", "measured_at", "machine")}
+        complete = {k: v for k, v in current.items() if k not in ("summary_md", "capacity_md", "partial", "title")}
         if complete.get("big", {}).get("ingest_full") and complete["big"].get("analyze_table"):
             complete["capacity_md"] = capacity_md(complete)
         write_results("fleet_table", {**complete, "partial": partial, "title": TITLE,
