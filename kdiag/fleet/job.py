@@ -208,6 +208,8 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) 
     import pyspark
     from pyspark.sql import SparkSession
 
+    from kdiag.fleet.jvm import class_data_sharing
+
     submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # launched by spark-submit: its settings rule
     master = options.master or (None if submitted else "local[*]")
     builder = SparkSession.builder.appName("kdiag fleet")
@@ -233,6 +235,7 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) 
             builder = builder.config("spark.jars.packages",
                                      f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}")
     java = [SMALL_JVM_OPTIONS] if small and not submitted else []
+    java += [] if submitted else class_data_sharing()  # Spark's classes mapped from an archive (fleet/jvm.py)
     if not (options.verbose or submitted):
         java.insert(0, f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2-quiet.properties')}")
     if java:
