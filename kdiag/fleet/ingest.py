@@ -149,8 +149,9 @@ def seen_files(checkpoint: str) -> set[str] | None:
 def new_input_bytes(table: str, directories: Sequence[str], topics: Sequence[KafkaInput]) -> int | None:
     """Bytes of the report files below ``directories`` that the table's checkpoint has not read yet:
     what this run will read. None when unknown (a topic, a remote directory or table)."""
-    import fnmatch
     import os
+
+    from kdiag.fleet.inputs import below
 
     if topics or not table.startswith("file://") or any(not d.startswith("file://") for d in directories):
         return None
@@ -159,16 +160,12 @@ def new_input_bytes(table: str, directories: Sequence[str], topics: Sequence[Kaf
         return None
     total = 0
     for directory in directories:
-        for base, subdirectories, names in os.walk(directory.removeprefix("file://")):
-            subdirectories[:] = [d for d in subdirectories if not d.startswith(("_", "."))]  # Spark's hidden names
-            for name in names:
-                wanted = any(fnmatch.fnmatch(name, glob) for glob in ("*.jsonl", "*.jsonl.gz", WHOLE_GLOB))
-                path = os.path.join(base, name)
-                if wanted and not name.startswith(("_", ".")) and path not in seen:
-                    try:
-                        total += os.path.getsize(path)
-                    except OSError:
-                        continue
+        for path in below(directory.removeprefix("file://")):
+            if path not in seen:
+                try:
+                    total += os.path.getsize(path)
+                except OSError:
+                    continue
     return total
 
 
