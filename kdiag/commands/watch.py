@@ -514,7 +514,8 @@ def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_
     try:
         server = bind(config.address, settings=HttpSettings(config.interval, config.probe.timeout, config.ready_when),
                       state=state, registry=metrics.registry, probe_options=replace(config.probe), probe=run_probe,
-                      scrub=env.scrub, access=config.access, web=config.web)
+                      scrub=env.scrub, access=config.access, web=config.web,
+                      count_probe_request=metrics.count_probe_request)
     except UsageError:
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         raise
