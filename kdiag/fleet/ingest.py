@@ -179,6 +179,8 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
     streaming), each Kafka record. The union's order is part of the checkpoint: it follows the sources."""
     from pyspark.sql import functions as F
 
+    from kdiag.fleet.job import not_blank
+
     frames = []
     for directory in directories:
         lines = spark.readStream.option("recursiveFileLookup", "true").option("pathGlobFilter", LINE_GLOB)
@@ -203,7 +205,7 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
     text = frames[0]
     for frame in frames[1:]:
         text = text.unionByName(frame)
-    return text.where(F.trim(F.col("value"), F.lit(" \t\r\n")) != "")
+    return text.where(not_blank())
 
 
 def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as parse_sources gives them
