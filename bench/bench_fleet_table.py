@@ -259,7 +259,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-STEPS = ("baseline", "parse", "raw", "ingest", "table", "duckdb", "python", "incremental", "nothing-new", "small",
+STEPS = ("baseline", "parse", "raw", "ingest", "table", "duckdb", "duckdb-table", "python", "incremental", "nothing-new", "small",
          "standalone")
 """The measurements, in the order a full run takes them; ``--only`` runs some of them into the existing
 results (``incremental`` and ``nothing-new`` start from the table as ``ingest`` left it, a copy kept in
@@ -311,12 +311,17 @@ def run_steps(args: argparse.Namespace, steps: list[str], r: dict[str, Any], sav
             r["table_bytes_per_report"] = round(directory_bytes(table / "reports") / size)
             _keep_table(table, kept)
         elif step == "table":
+            if kept.exists():  # the table as the full ingest left it (an incremental run may have added to it)
+                _restore_table(kept, table)
             big["analyze_table"] = analyze_table(table, work / "out-table")
-        elif step == "duckdb":
+        elif step in ("duckdb", "duckdb-table"):
             r["duckdb_memory_limit"] = os.environ.get("KDIAG_BENCH_DUCKDB_MEMORY")
+            if kept.exists():
+                _restore_table(kept, table)
             big["duckdb_table"] = duckdb_six(table=table)
-            save()
-            big["duckdb_json"] = duckdb_six(fleet=fleet)
+            if step == "duckdb":
+                save()
+                big["duckdb_json"] = duckdb_six(fleet=fleet)
         elif step == "python":  # its parsed reports are all in memory: ~30 KB each (4 M: far more than 23 GB)
             reports = args.python_size or size
             big["python"] = {**python_six(fleet_input(work, reports)), "reports": reports}
