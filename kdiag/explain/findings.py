@@ -35,13 +35,13 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, likely, same_machine, topic_missing, well_known_port)
+                                    closed_connection, closing_readings, likely, or_readings, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
-                                     TOPIC_MISSING, UNKNOWN)
+                                     TOPIC_MISSING, UNKNOWN, VERSION_GAP)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
@@ -62,7 +62,7 @@ _SYMPTOM_ID = {
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
     TOPIC_DENIED: "TOPIC_AUTHORIZATION_FAILED", NO_LEADER: "NO_LEADER", NOT_KAFKA: "NOT_KAFKA",
     KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN", REQUEST_TIMEOUT: "IDLE_CONNECTION_DROPPED",
-    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION",
+    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION", VERSION_GAP: "BROKER_TOO_OLD",
 }
 
 
@@ -112,7 +112,7 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
     if subject.guessed:
-        return [likely(built, subject)]
+        return [likely(built, subject), *or_readings(subject, context, BUILDERS)]
     return [built]
 
 
@@ -170,14 +170,14 @@ def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
 # Symptoms that prove the TCP connection to an endpoint came up.
 _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, CERT_NAME, TLS_FAILED, SASL_NEEDED,
                             SASL_MECHANISM, SASL_CREDENTIALS, NOT_KAFKA, CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,
-                            KERBEROS_PRINCIPAL, REQUEST_TIMEOUT})
+                            KERBEROS_PRINCIPAL, REQUEST_TIMEOUT, VERSION_GAP})
 
 
 # Findings about what one connection spoke: with no address in its lines, it is the bootstrap's.
 _ABOUT_A_CONNECTION = ("TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
                        "TLS_CLIENT_CERT_REQUIRED", "TLS_CLIENT_CERT_REJECTED",
                        "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA",
-                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND")
+                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND", "BROKER_TOO_OLD")
 
 
 def _at_the_bootstrap(subject: Subject, facts: Facts) -> Subject:

@@ -46,6 +46,10 @@ OTHER_CAUSES = {
                             "a name not in it), or the listener wants a client certificate it did not send"),
     "TLS_UNEXPECTED": ("the port is TLS but something in between (a proxy, a firewall letting only some TLS through) "
                        "cut the handshake"),
+    "BROKER_TOO_OLD": ("the server is a Kafka-compatible one that does not implement the request (Azure Event Hubs, "
+                       "Pulsar's KoP, Redpanda, a proxy), or the client's own version setting (Sarama's Version, "
+                       "kafka-python's api_version, librdkafka's broker.version.fallback) names another broker release "
+                       "than the real one"),
     "SASL_AUTH_FAILED": ("the listener expects TLS (a plaintext SASL login is cut off), or the mechanism is not "
                          "enabled there"),
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
@@ -80,6 +84,17 @@ def likely(built: Finding, subject: Subject) -> Finding:
     words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
              f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
     return hedged(built, LIKELY, words, guess=guess)
+
+
+def or_readings(subject: Subject, context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The other causes a guessed line fits (its sightings' ``alternatives``), each an "Or:" reading beside the likely
+    one, so a paste that is the other cause still finds its id."""
+    ids = [i for i in dict.fromkeys(a for g in subject.groups for a in g.first.alternatives) if i != subject.finding_id]
+    confirm = context.confirm(fallback=subject.endpoint)
+    said = (f"The client's words fit more than one cause; the likely reading is {subject.finding_id}, and this one "
+            f"ends the same way. `{confirm}` on the client's machine decides.")
+    return [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
+                   readings=[subject.finding_id, *ids]) for i in ids]
 
 
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
