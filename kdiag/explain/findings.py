@@ -270,8 +270,10 @@ def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | N
 def _unnamed_role(symptom: str, facts: Facts, node_id: int | None) -> tuple[str, int | None, str | None, bool]:
     """A name that did not resolve, with no line naming it (Python's bare ``socket.gaierror``): an IP literal
     never fails to resolve, so with every bootstrap address one it is a name the metadata gave; else both."""
-    if symptom != RESOLVE or node_id is not None:
+    if symptom not in (RESOLVE, CONNECT) or node_id is not None:
         return UNKNOWN, node_id, None, False
+    if symptom == CONNECT:  # a refused or timed-out connect to an address no line names: either role
+        return BOOTSTRAP, None, "no line names the address that failed", True
     if facts.bootstrap and all(classify_host(e.host).is_ip for e in facts.bootstrap):
         return ADVERTISED, None, "every bootstrap address is an IP address, which never fails to resolve", False
     return BOOTSTRAP, None, "no line names the name that did not resolve", True

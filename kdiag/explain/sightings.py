@@ -270,6 +270,7 @@ class ScanState:
     kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     client_certificate: bool = False  # the log shows the client configured a certificate or keystore
+    recent: tuple[int, str, int | None] | None = None  # (line, host, port) an unfamiliar client last tried to reach
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

@@ -1,0 +1,34 @@
+"""Erlang and Elixir clients (brod and its Elixir wrappers kaffe and broadway_kafka, kafka_ex, klife): what their
+lines say about the client's roles. The failures themselves are the runtime's inet atoms (``generic``).
+
+- the bootstrap list is a list of ``{Host, Port}`` tuples: ``brod:start_client([{"localhost", 9092}], client1)``,
+  ``KafkaEx.create_worker(:w, uris: [{"localhost", 9092}])``, a ``config :kafka_ex, brokers: [{"b1", 9092}]``;
+- kafka_ex names a broker the metadata gave it by node id: ``Establishing connection to broker 1001: "host" on port
+  9092`` (lib/kafka_ex/server*.ex), its bootstrap connections by address only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import BOOTSTRAP, OTHER, Fact, Item, Pattern, ScanState, registrar
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+_TUPLE = re.compile(r'\{\s*"(?P<host>[^"\s]{1,255})"\s*,\s*(?P<port>\d{1,5})\s*\}')
+
+
+@pattern("erlang.bootstrap_tuples", OTHER, '[{"', r'\[\{"[^"\s]{1,255}"\s*,\s*\d{1,5}\s*\}(?:\s*,\s*\{[^}]{1,300}\})*\s*\]',
+         'brod:start_client([{"kafka-1.example", 9092}, {"kafka-2.example", 9092}], client1)')
+def _bootstrap_tuples(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for endpoint in _TUPLE.finditer(m.group(0)):
+        yield Fact(BOOTSTRAP, endpoint.group("host"), int(endpoint.group("port")))
+
+
+@pattern("kafka_ex.establishing", OTHER, "Establishing connection to broker ",
+         r'Establishing connection to broker (?P<id>\d+): "?(?P<host>[^"\s]{1,255})"? on port (?P<port>\d{1,5})',
+         '[debug] Establishing connection to broker 1001: "kafka-1.example" on port 9092')
+def _kafka_ex_establishing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("broker", m.group("host"), int(m.group("port")), int(m.group("id")))
