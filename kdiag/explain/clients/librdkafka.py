@@ -19,7 +19,6 @@ from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
-
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
 _AFTER = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
@@ -168,7 +167,9 @@ def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     why = _AFTER.sub("", m.group("why") or "")
     lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
     symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
-    yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
+    hint = symptom == CERT_UNTRUSTED and why.startswith("broker certificate could not be verified")  # since 2.0: a name too
+    yield RdBroker.find(m.string).sighting(symptom, detail=why or None, **({"guess": why, "alternatives": (
+        "TLS_HOSTNAME_MISMATCH",)} if hint else {}))  # librdkafka's own hint alone: the CA likely, or the name
 
 
 # The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
@@ -335,16 +336,13 @@ def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
-         "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")
-def _kcat_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+def _listed_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
-         "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
-         "kafka-1.internal:9092 NodeId 1")
-def _rd_metadata_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port = split_endpoint(m.group("hp"))
-    yield Fact("broker", host, port, int(m.group("id")))
+pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
+        "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")(_listed_broker)
+pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
+        "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
+        "kafka-1.internal:9092 NodeId 1")(_listed_broker)
