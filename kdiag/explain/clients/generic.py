@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (CONNECT, HOST, OTHER, RESOLVE, UNKNOWN, Item, Pattern, ScanState, Sighting,
+from kdiag.explain.sightings import (CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, UNKNOWN, Item, Pattern, ScanState, Sighting,
                                      registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -173,6 +173,13 @@ def _dotnet_socket(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Failed to connect to broker: IO error: Connection refused (os error 111)")
 def _rust_os_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield from failure_at(scan, m.group("why"), None, None)
+
+
+# Rust's io::ErrorKind::UnexpectedEof as tokio and std words it: the broker hung up mid-answer.
+@pattern("rust.early_eof", OTHER, "early eof", r"\bearly eof\b",
+         "Failed to connect to broker: cannot sync versions: Cannot read framed message: Cannot read data: early eof")
+def _rust_early_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, OTHER, detail=m.string.strip()[-120:])
 
 
 @pattern("rust.lookup", OTHER, "failed to lookup address information",

@@ -80,8 +80,8 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
         # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
         yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),
                        **where)  # type: ignore[arg-type]
-    elif "not enabled in the server" in why:
-        pass  # the mechanism pattern below reads this same line
+    elif "not enabled in the server" in why or "Too many connects" in why:
+        pass  # the mechanism pattern below reads it; MSK's connection-rate quota is no rejected login (no id names it)
     elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
         principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
         yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,

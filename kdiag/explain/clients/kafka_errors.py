@@ -43,12 +43,20 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 
+# The Java client's IllegalSaslStateException("Invalid SASL mechanism response, server may be expecting a different
+# protocol") when the SaslHandshake answer does not parse: its own guess. A broker before 0.10 expects GSSAPI tokens
+# only, and a server that answers the login in its own way (Azure Event Hubs refusing credentials) ends the same.
+DIFFERENT_PROTOCOL = "may be expecting a different protocol"
+
+
 def _register(code: str, symptom: str, needle: str, example: str) -> None:
     @pattern(f"kafka_error.{code.lower()}.{len(PATTERNS)}", ANY, needle, re.escape(needle),
              example if needle in example else needle)
     def _read(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         detail = code if symptom == NO_LEADER else f"{code}: {m.string[m.start():m.start() + 120].strip()}"
-        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail)
+        guess = {"guess": m.string[m.start():].strip()[:160], "alternatives": ("SASL_AUTH_FAILED", "BROKER_TOO_OLD")}
+        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail,
+                       **(guess if DIFFERENT_PROTOCOL in m.string else {}))  # type: ignore[arg-type]
 
 
 for _code, (_symptom, _needles, _example) in SPELLINGS.items():

@@ -245,7 +245,7 @@ def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.sasl_authentication", LIBRDKAFKA, "SASL authentication error",
-         r"SASL authentication error: (?P<why>.*)",
+         r"SASL authentication error: (?!.*Broker handle destroyed)(?P<why>.*)",  # destroyed: the client shutting down
          "%3|1795271509.801|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:9094/bootstrap]: "
          "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL authentication error: Authentication failed: Invalid "
          "username or password (after 311ms in state AUTH_REQ)")

@@ -354,7 +354,8 @@ def test_go_and_kafkajs_failures_are_one_finding_each(library):
     line, the final log.Fatal) join the finding that names it with its port."""
     for situation in GO_JS_EXPECTED:
         if f"{situation}.{library}" not in NOTHING_SAID | CLOSED_READINGS:
-            found = ids(explained(client_log(f"{situation}.{library}")))
+            findings = explained(client_log(f"{situation}.{library}")).findings
+            found = [f.id for f in findings if not f.title.startswith("Or: ")]  # a guess's other readings beside it
             assert len(found) == len(set(found)) == 1, (situation, found)
 
 
