@@ -221,7 +221,8 @@ def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "kafka: insufficient data to decode packet, more bytes expected")
 def _sarama_insufficient_data(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0), guess="insufficient data to decode packet (the answer "
-                   "does not frame as Kafka: a TLS alert does not)")
+                   "does not frame as Kafka: a TLS alert does not)", alternatives=("BROKER_TOO_OLD",))  # nor an older
+    # version's answer to a request Sarama's config.Version says the broker speaks
 
 
 # kafkajs's words for LEADER_NOT_AVAILABLE.

@@ -128,7 +128,8 @@ def _rd_request_in_flight_timeout(m: re.Match[str], scan: ScanState) -> Iterator
          "(after 26ms in state APIVERSION_QUERY)")
 def _rd_ssl_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS, guess="might be caused by incorrect security.protocol "
-                                           "configuration (connecting to a SSL listener?) or broker version is < 0.10")
+                                           "configuration (connecting to a SSL listener?) or broker version is < 0.10",
+                                           alternatives=("BROKER_TOO_OLD",))
 
 
 # What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).

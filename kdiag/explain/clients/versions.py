@@ -73,14 +73,15 @@ def _java_unsupported(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # Kafka's error 35, UNSUPPORTED_VERSION, as each client spells it: the protocol's name (franz-go, Java's metadata
 # warnings), its text "The version of API is not supported." (Sarama's and kafkajs's messages), the exception classes
 # (Java's UnsupportedVersionException, kafka-python's UnsupportedVersionError, ruby-kafka's Kafka::UnsupportedVersion),
-# and librdkafka's rd_kafka_err2str "Broker: Unsupported version".
+# librdkafka's rd_kafka_err2str "Broker: Unsupported version", and kafka_protocol's atom (brod) unsupported_version.
 for _needle in ("UNSUPPORTED_VERSION", "The version of API is not supported", "UnsupportedVersion",
-                "Broker: Unsupported version"):
+                "Broker: Unsupported version", "unsupported_version"):
     @pattern(f"any.unsupported_version.{len(PATTERNS)}", ANY, _needle, re.escape(_needle) + r".{0,160}",
              {"UNSUPPORTED_VERSION": "err: UNSUPPORTED_VERSION: The version of API is not supported.",
               "The version of API is not supported": "kafka server: The version of API is not supported.",
               "UnsupportedVersion": "kafka.errors.UnsupportedVersionError: [Error 35] UnsupportedVersionError",
-              "Broker: Unsupported version": "Failed to commit offsets: Broker: Unsupported version"}[_needle])
+              "Broker: Unsupported version": "Failed to commit offsets: Broker: Unsupported version",
+              "unsupported_version": "{error,unsupported_version}"}[_needle])
     def _unsupported(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         if "retry" not in m.string.lower():  # an ApiVersions v3 refused, retried at v0: the negotiation, not a gap
             yield _gap(ANY, None, m.group(0))
@@ -93,6 +94,16 @@ for _needle in ("UNSUPPORTED_VERSION", "The version of API is not supported", "U
          "handle the request")
 def _franz_too_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _gap(GO, None, m.group(0))
+
+
+# librdkafka before 1.0: "ApiVersionRequest failed: <err>: probably due to broker version < 0.10 (see api.version.request
+# configuration)": its own guess; a TLS listener read as plaintext ends the same (later releases say both).
+@pattern("librdkafka.api_version_old_broker", LIBRDKAFKA, "probably due to broker version",
+         r"probably due to broker version < 0\.10", "%3|1480000000.000|FAIL|rdkafka#producer-1| b1.example:9092/"
+         "bootstrap: ApiVersionRequest failed: Local: Broker transport failure: probably due to broker version < 0.10 "
+         "(see api.version.request configuration)")
+def _librdkafka_old_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield _gap(LIBRDKAFKA, "ApiVersions", m.group(0), alternatives=("TLS_EXPECTED",))
 
 
 # librdkafka rd_kafka_err2str(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE): a feature the broker's ApiVersions lacks.
@@ -149,10 +160,23 @@ def _broker_wrong_type(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("broker.unknown_api_version", BROKER, "Error getting request for apiKey",
-         r"Error getting request for apiKey: ?(?P<key>\d+) and apiVersion: ?(?P<version>\d+)",
+         r"Error getting request for apiKey: ?(?P<key>\w+)(?: and|,) apiVersion: ?(?P<version>\d+)",
          "kafka.network.InvalidRequestException: Error getting request for apiKey: 18 and apiVersion: 2")
 def _broker_unknown_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(BROKER, _api_name(m.group("key")), m.group(0))
+    key = m.group("key")
+    yield _gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
+
+
+# Kafka 2.x-4.x RequestContext/KafkaApis: InvalidRequestException("Received request api key METADATA with version 13
+# which is not enabled") (UnsupportedVersionException in some releases): a client newer, or older, than this broker.
+@pattern("broker.version_not_enabled", BROKER, "which is not enabled",
+         r"Received request (?:api key|for api with key) (?P<key>\w+)(?: \(\w+\))? (?:with|and unsupported) version "
+         r"(?P<version>\d+)(?: which is not enabled)?",
+         "org.apache.kafka.common.errors.InvalidRequestException: Received request api key METADATA with version 13 "
+         "which is not enabled")
+def _broker_not_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    key = m.group("key")
+    yield _gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
 
 
 # A request the broker read past its end (Schema.read's SchemaException "Error reading field 'topics':

@@ -83,3 +83,36 @@ def test_an_api_versions_request_retried_at_an_older_version_is_the_negotiation_
 def test_a_listener_without_metadata_is_likely_not_an_old_broker():
     finding = only(explained("UnsupportedVersionException: The node does not support METADATA"), "BROKER_TOO_OLD")
     assert finding.severity == "warning" and "controller" in finding.explanation
+
+
+def test_a_modern_broker_names_the_request_version_it_does_not_enable():
+    # Kafka's RequestContext: InvalidRequestException("Received request api key %s with version %d which is not enabled")
+    line = ("org.apache.kafka.common.errors.InvalidRequestException: Received request api key FETCH with version 17 "
+            "which is not enabled")
+    finding = only(explained(line), "BROKER_TOO_OLD")
+    assert finding.severity == "error" and finding.evidence["api"] == "FETCH"
+
+
+@pytest.mark.parametrize("line, likely", [
+    # librdkafka before 1.0, rd_kafka_broker_handle_ApiVersion: its own guess about an old broker.
+    ("%3|1480000000.000|FAIL|rdkafka#producer-1| b1.example:9092/bootstrap: ApiVersionRequest failed: Local: Broker "
+     "transport failure: probably due to broker version < 0.10 (see api.version.request configuration)",
+     "BROKER_TOO_OLD"),
+    # librdkafka 1.x+: the same disconnect, TLS first in its words.
+    ("%6|1700000000.000|FAIL|rdkafka#producer-1| [thrd:b1.example:9093/bootstrap]: b1.example:9093/bootstrap: "
+     "Disconnected while requesting ApiVersion: might be caused by incorrect security.protocol configuration "
+     "(connecting to a SSL listener?) or broker version is < 0.10 (see api.version.request) (after 26ms in state "
+     "APIVERSION_QUERY)", "TLS_EXPECTED"),
+    # Sarama's ErrInsufficientData: a TLS alert, or an answer in an older version than config.Version promised.
+    ("kafka: insufficient data to decode packet, more bytes expected", "TLS_EXPECTED"),
+])
+def test_a_disconnect_at_version_negotiation_reads_an_old_broker_and_tls_both(line, likely):
+    explanation = explained(line)
+    assert ids(explanation)[0] == likely and {"BROKER_TOO_OLD", "TLS_EXPECTED"} <= set(ids(explanation))
+    assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+def test_erlang_and_ruby_spell_error_35_their_way():
+    for line in ('{error,{unsupported_version,<<"The version of API is not supported.">>}}',  # kafka_protocol
+                 "Kafka::UnsupportedVersion: Kafka::UnsupportedVersion"):  # ruby-kafka lib/kafka.rb
+        assert ids(explained(line)) == ["BROKER_TOO_OLD"]
