@@ -4,7 +4,8 @@ lines say about the client's roles. The failures themselves are the runtime's in
 - the bootstrap list is a list of ``{Host, Port}`` tuples: ``brod:start_client([{"localhost", 9092}], client1)``,
   ``KafkaEx.create_worker(:w, uris: [{"localhost", 9092}])``, a ``config :kafka_ex, brokers: [{"b1", 9092}]``;
 - kafka_ex names a broker the metadata gave it by node id: ``Establishing connection to broker 1001: "host" on port
-  9092`` (lib/kafka_ex/server*.ex), its bootstrap connections by address only.
+  9092`` (lib/kafka_ex/server*.ex), its bootstrap connections by address only;
+- brod's ``{failed_to_connect,[{{Host,Port},Reason}]}`` lists the bootstrap endpoints it could not reach.
 """
 
 from __future__ import annotations
@@ -12,7 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import BOOTSTRAP, OTHER, Fact, Item, Pattern, ScanState, registrar
+from kdiag.explain.clients.generic import remember
+from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, OTHER, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -32,3 +34,21 @@ def _bootstrap_tuples(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          '[debug] Establishing connection to broker 1001: "kafka-1.example" on port 9092')
 def _kafka_ex_establishing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("broker", m.group("host"), int(m.group("port")), int(m.group("id")))
+
+
+# brod_client's error when no bootstrap endpoint answered: {failed_to_connect,[{{"kafka",9092},Reason}, ...]}, each
+# endpoint with the reason it failed (an inet atom ``generic`` reads): the endpoints are the bootstrap list.
+@pattern("brod.failed_to_connect", OTHER, "failed_to_connect", r'failed_to_connect,\s*\[\{\{"(?P<host>[^"\s]{1,255})",\s*(?P<port>\d{1,5})\}',
+         '{failed_to_connect,[{{"kafka-1.example",9092},{{badmatch,{error,econnrefused}},[]}}]}')
+def _brod_failed_to_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = m.group("host"), int(m.group("port"))
+    remember(scan, host, port)
+    yield Fact(BOOTSTRAP, host, port)
+
+
+# kafka_ex (lib/kafka_ex/server*.ex): raise "Unable to fetch metadata from any brokers. Timeout is #{timeout}."
+@pattern("kafka_ex.no_metadata", OTHER, "Unable to fetch metadata from any brokers",
+         r"Unable to fetch metadata from any brokers", "** (RuntimeError) Unable to fetch metadata from any brokers.  "
+         "Timeout is 1000.")
+def _kafka_ex_no_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ALL_DOWN, OTHER, detail="Unable to fetch metadata from any brokers")

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, UNKNOWN, Item, Pattern, ScanState, Sighting,
+from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, UNKNOWN, Item, Pattern, ScanState, Sighting,
                                      registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -81,7 +81,8 @@ def remember(scan: ScanState, host: str | None, port: int | None) -> None:
 _QUOTED_HOST = rf'"?(?P<host>{HOST})"?'
 _TRYING = re.compile(
     rf'(?:[Ff]ailed to connect to|[Cc]ould not connect to(?: broker)?|\(re\)connect to|[Cc]onnecting to|'
-    rf'[Oo]pening connection to|on host|[Ee]stablishing connection to broker \d+:) {_QUOTED_HOST}'
+    rf'[Oo]pening connection to|on host|[Ee]stablishing connection to broker \d+:|[Uu]nable to connect to) '
+    rf'(?:tcp://|ssl://|tls://)?{_QUOTED_HOST}'
     rf'(?::(?P<port>\d{{1,5}})| on port (?P<port2>\d{{1,5}}))')
 
 
@@ -96,7 +97,10 @@ def _trying(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 for _needle, _example in (("connect to ", "client client1 failed to connect to kafka-1.example:9092 reason:econnrefused"),
                           ("onnecting to ", "Connecting to b1.example:9092: Connection refused (os error 111)"),
                           ("onnection to ", "Opening connection to b1.example:9092 failed: ETIMEDOUT"),
-                          ("on host ", "Worker on host b1.example:9092: SocketException: Failed host lookup: 'b1'")):
+                          ("on host ", "Worker on host b1.example:9092: SocketException: Failed host lookup: 'b1'"),
+                          # PHP's stream_socket_client (nmred/kafka-php, longlang/phpkafka)
+                          ("to connect to ", "stream_socket_client(): unable to connect to tcp://b1.example:9092 "
+                           "(php_network_getaddresses: getaddrinfo failed: Name or service not known)")):
     pattern(f"other.trying.{len(PATTERNS)}", OTHER, _needle, _TRYING.pattern, _example)(_trying)
 
 
@@ -173,6 +177,12 @@ def _dotnet_socket(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "Failed to connect to broker: IO error: Connection refused (os error 111)")
 def _rust_os_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield from failure_at(scan, m.group("why"), None, None)
+
+
+# kafka-rust's Error::NoHostReachable: no bootstrap host answered, and the line says no more.
+@pattern("rust.no_host_reachable", OTHER, "NoHostReachable", r"\bNoHostReachable\b", "Error: Kafka Error (NoHostReachable)")
+def _rust_no_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ALL_DOWN, OTHER, detail="NoHostReachable")
 
 
 # Rust's io::ErrorKind::UnexpectedEof as tokio and std words it: the broker hung up mid-answer.

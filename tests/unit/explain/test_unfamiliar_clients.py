@@ -92,3 +92,25 @@ def test_an_endpoint_named_long_before_is_not_the_one_that_failed():
     found = explained(log)
     assert all("host" not in f.evidence for f in found.findings) and found.findings
     assert {f.severity for f in found.findings} == {"warning"}  # no address, no role: both readings
+
+
+def test_brods_failed_to_connect_names_the_bootstrap_endpoints():
+    # brod_client.erl: {failed_to_connect, [{Endpoint, Reason}]} for the bootstrap endpoints it tried.
+    line = '{failed_to_connect,[{{"kafka-1.example",9092},{{badmatch,{error,nxdomain}},[]}}]}'
+    finding = only(explained(line), "BOOTSTRAP_UNRESOLVABLE")
+    assert finding.severity == "error" and finding.evidence["port"] == 9092
+
+
+def test_phps_stream_socket_client_names_its_endpoint():
+    # PHP ext/standard streamsfuncs.c: "unable to connect to %s (%s)", the reason from php_network_getaddresses.
+    line = ("PHP Warning:  stream_socket_client(): unable to connect to tcp://b1.example:9092 "
+            "(php_network_getaddresses: getaddrinfo failed: Name or service not known)")
+    finding = explained(line).findings[0]
+    assert finding.id in ("BOOTSTRAP_UNRESOLVABLE", "ADVERTISED_UNRESOLVABLE") and finding.evidence["host"] == "b1.example"
+
+
+@pytest.mark.parametrize("line", ["Error: Kafka Error (NoHostReachable)",  # kafka-rust src/error.rs
+                                  "** (RuntimeError) Unable to fetch metadata from any brokers.  Timeout is 1000."])
+def test_a_client_that_reached_no_broker_and_says_no_more_is_no_certain_cause(line):
+    explanation = explained(line)
+    assert explanation.findings and {f.severity for f in explanation.findings} == {"warning"}
