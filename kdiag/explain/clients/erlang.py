@@ -14,7 +14,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import remember
-from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, OTHER, Fact, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, OTHER, SASL_CREDENTIALS, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -52,3 +52,15 @@ def _brod_failed_to_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]
          "Timeout is 1000.")
 def _kafka_ex_no_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, OTHER, detail="Unable to fetch metadata from any brokers")
+
+
+# kafka_protocol's kpro_sasl: erlang:error({sasl_auth_error, Reason}). The broker's own words, when Reason carries them
+# ("Authentication failed: ..."), are read as every client's; any other reason (the connection closed, an unsupported
+# mechanism) is a rejected login most likely, or a mechanism the listener does not enable.
+@pattern("kafka_protocol.sasl_auth_error", OTHER, "sasl_auth_error", r"sasl_auth_error,\s*(?P<reason>[^}]{0,160})",
+         "{failed_to_connect,[{{\"kafka-1.example\",9096},{{sasl_auth_error,closed},[]}}]}")
+def _sasl_auth_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    reason = m.group("reason")
+    if "Authentication failed" not in reason:
+        yield Sighting(SASL_CREDENTIALS, OTHER, detail=f"sasl_auth_error: {reason.strip()[:100]}",
+                       guess=f"sasl_auth_error, {reason.strip()[:100]}", alternatives=("SASL_MECHANISM_MISMATCH",))

@@ -150,6 +150,14 @@ def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(SASL_CREDENTIALS, ANY, mechanism=m.group("mech"), detail=m.group(0))
 
 
+# The broker's PLAIN callback (PlainServerCallbackHandler) refusing a user name or password, passed on by every client.
+@pattern("any.plain_invalid", ANY, "Authentication failed: Invalid username or password",
+         r"Authentication failed: Invalid username or password", '{sasl_auth_error,<<"Authentication failed: Invalid '
+         'username or password">>}')
+def _plain_invalid(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, ANY, mechanism="PLAIN", detail=m.group(0))
+
+
 # A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
 # listener does with plaintext (Confluent Cloud and MSK's SASL ports are SASL_SSL) -- the likely reading.
 def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:

@@ -62,3 +62,17 @@ def test_a_rust_clients_early_eof_is_the_broker_hanging_up():
                             "poisoned: Cannot read framed message: Cannot read data: early eof")
     assert "BROKER_CLOSED_CONNECTION" in ids(explanation)
     assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+def test_the_brokers_plain_refusal_is_certain_whichever_client_passes_it_on():
+    # PlainServerCallbackHandler's words, inside kafka_protocol's {sasl_auth_error, Reason} (brod).
+    line = ('{failed_to_connect,[{{"b1.example",9096},{{sasl_auth_error,<<"Authentication failed: Invalid username or '
+            'password">>},[]}}]}')
+    finding = only(explained(line), "SASL_AUTH_FAILED")
+    assert finding.severity == "error" and finding.evidence["host"] == "b1.example"
+
+
+def test_a_sasl_auth_error_without_the_brokers_words_is_a_reading():
+    explanation = explained('{failed_to_connect,[{{"b1.example",9096},{{sasl_auth_error,closed},[]}}]}')
+    assert ids(explanation) == ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"]
+    assert {f.severity for f in explanation.findings} == {"warning"}
