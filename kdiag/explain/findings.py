@@ -210,7 +210,8 @@ def _one_address_refused(built: Finding, subject: Subject) -> Finding:
 
 def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
     """Groups → subjects: the role and id of each, groups of the same id and endpoint merged."""
-    groups = list(groups)
+    # a group that names no address or topic joins one of the same id that does, whichever line came first
+    groups = sorted(groups, key=lambda g: g.first.host is None and g.first.topic is None)
     metadata_seen = bool(facts.brokers) or any(ADVERTISED in g.roles for g in groups)
     merged: dict[tuple[object, ...], Subject] = {}
     for group in groups:
