@@ -148,8 +148,8 @@ def _ruby_getaddrinfo(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # Dart dart:io: "SocketException: Failed host lookup: 'host' (OS Error: ..., errno = 8)" and "SocketException:
 # Connection refused (OS Error: Connection refused, errno = 111), address = host, port = 9092".
 @pattern("dart.socket_exception", OTHER, "SocketException: ",
-         r"SocketException: (?:Failed host lookup: '(?P<host>[^']{1,255})'|(?P<why>[^(,]{3,80}))"
-         r"(?:.*?address = (?P<address>[^,\s]+), port = (?P<port>\d{1,5}))?",
+         r"SocketException: (?:Failed host lookup: '(?P<host>[^']{1,255})'|(?P<why>[^(,]{3,80}) \(OS Error)"
+         r"(?:.*?address = (?P<address>[^,\s]+), port = (?P<port>\d{1,5}))?",  # "(OS Error": Dart's, not Java's
          "SocketException: Failed host lookup: 'kafka-1.example' (OS Error: nodename nor servname provided, or not "
          "known, errno = 8)")
 def _dart_socket(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
