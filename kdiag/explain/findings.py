@@ -35,7 +35,8 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, likely, or_readings, same_machine, topic_missing, well_known_port)
+                                    closed_connection, closing_readings, likely, or_readings, same_machine, sasl_down,
+                                    topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -127,6 +128,8 @@ def _consequences_only(context: Context) -> list[Finding]:
     down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
     if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
         found.extend(bootstrap_down(down, context, BUILDERS))
+    if down and context.facts.sasl and not closing:  # or it answered and refused the login
+        found.extend(sasl_down(down, context, BUILDERS))
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))

@@ -198,6 +198,20 @@ def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str,
     return _readings_of(ids, tuple(groups), endpoint.host, endpoint.port, BOOTSTRAP, context, builders, said)
 
 
+def sasl_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client authenticates (the paste shows SASL settings) and reached no broker, and no line says why: a login the
+    listener refuses ends the same as a bootstrap it cannot reach (Sarama and franz-go say only that they ran out of
+    brokers): rejected credentials, or a mechanism (a SCRAM variant) the listener does not enable."""
+    ids = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"]
+    endpoint = context.bootstrap[0] if context.bootstrap else None
+    confirm = context.confirm()
+    said = (f"The client logs in with SASL and says only that it reached no broker; a listener that refuses the login "
+            f"({join_words(ids)}) ends the same as an address it cannot reach. `{confirm}` with the client's SASL "
+            "settings decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
+                        BOOTSTRAP, context, builders, said)
+
+
 def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
     """The client never reached an advertised broker and no line says why: its address does not resolve or does
     not connect from the client's machine (the advertised-listener case)."""

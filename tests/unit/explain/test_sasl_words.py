@@ -76,3 +76,16 @@ def test_a_sasl_auth_error_without_the_brokers_words_is_a_reading():
     explanation = explained('{failed_to_connect,[{{"b1.example",9096},{{sasl_auth_error,closed},[]}}]}')
     assert ids(explanation) == ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"]
     assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+@pytest.mark.parametrize("settings", ["sasl.mechanism=SCRAM-SHA-256", "connecting with authType=SASL/SCRAM"])
+def test_a_client_that_logs_in_and_reached_no_broker_may_have_been_refused_the_login(settings):
+    # Sarama's ErrOutOfBrokers after every seed refused the SASL handshake, with the SASL settings in the paste.
+    explanation = explained(f"{settings}\nkafka: client has run out of available brokers to talk to")
+    assert {"SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"} <= set(ids(explanation))
+    assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+def test_without_sasl_in_the_paste_no_login_reading_is_given():
+    explanation = explained("kafka: client has run out of available brokers to talk to")
+    assert not {"SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"} & set(ids(explanation))
