@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, UNKNOWN, Item, Pattern, ScanState, Sighting,
+from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, TOPIC_MISSING, UNKNOWN, Item, Pattern, ScanState, Sighting,
                                      registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -183,6 +183,17 @@ def _rust_os_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("rust.no_host_reachable", OTHER, "NoHostReachable", r"\bNoHostReachable\b", "Error: Kafka Error (NoHostReachable)")
 def _rust_no_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, OTHER, detail="NoHostReachable")
+
+
+# criteo/kafka-sharp (.NET) Producer: "[Producer] No partition available for topic {0}, postponing messages." -- the
+# metadata lists no partition for the topic: most likely it does not exist (kafka-sharp never asks the broker to create
+# it), or none of its partitions has a leader.
+@pattern("kafka_sharp.no_partition", OTHER, "No partition available for topic",
+         r"No partition available for topic (?P<topic>[A-Za-z0-9._-]{1,249})",
+         "[2026-11-26 10:00:00] ERROR [Producer] No partition available for topic orders, postponing messages.")
+def _kafka_sharp_no_partition(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, OTHER, topic=m.group("topic"), detail=m.group(0), guess=m.group(0),
+                   alternatives=("NO_LEADER",))
 
 
 # Rust's io::ErrorKind::UnexpectedEof as tokio and std words it: the broker hung up mid-answer.

@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import failure_at
+from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, HOST, OTHER, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
@@ -46,3 +47,13 @@ def _nodes(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "brokers:")
 def _no_seed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ALL_DOWN, OTHER, detail="Could not connect to any of the seed brokers")
+
+
+# cluster.rb get_coordinator: every broker's FindCoordinator (GroupCoordinator) failed with a ConnectionError -- brokers
+# that had just answered Metadata -- then raise Kafka::Error, "Failed to find coordinator" ("Failed to find group
+# coordinator" in older releases). A broker before 0.9 does not know the request and closes the connection: likely.
+@pattern("ruby_kafka.no_coordinator", OTHER, "Failed to find ", r"Kafka::Error: Failed to find (?:group )?coordinator",
+         "Kafka::Error: Failed to find group coordinator")
+def _no_coordinator(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(OTHER, "FindCoordinator", m.group(0), guess=f"{m.group(0)} (every broker closed the connection at the "
+              "coordinator lookup, after answering Metadata)")

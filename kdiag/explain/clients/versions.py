@@ -35,7 +35,7 @@ A_REQUEST = "a request"
 
 
 
-def _gap(client: str, api: str | None, words: str, **extra: object) -> Sighting:
+def gap(client: str, api: str | None, words: str, **extra: object) -> Sighting:
     """A client's words are a likely reading (``guess``): a Kafka-compatible server (Event Hubs, Pulsar's KoP,
     Redpanda) that does not implement a request answers the same as an old broker. An old broker's own log is certain."""
     if client != BROKER:
@@ -64,10 +64,10 @@ def _api_name(key: str | None) -> str | None:
 def _java_unsupported(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     api = m.group("api")
     if api in ("METADATA", "API_VERSIONS"):
-        yield _gap(JAVA, api, m.group(0), guess=f"{m.group(0)} (every broker since 0.8 speaks {api}: what answered is "
+        yield gap(JAVA, api, m.group(0), guess=f"{m.group(0)} (every broker since 0.8 speaks {api}: what answered is "
                    "likely not a broker's client listener, a KRaft controller's for one)")
         return
-    yield _gap(JAVA, api, m.group(0))
+    yield gap(JAVA, api, m.group(0))
 
 
 # Kafka's error 35, UNSUPPORTED_VERSION, as each client spells it: the protocol's name (franz-go, Java's metadata
@@ -84,7 +84,7 @@ for _needle in ("UNSUPPORTED_VERSION", "The version of API is not supported", "U
               "unsupported_version": "{error,unsupported_version}"}[_needle])
     def _unsupported(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         if "retry" not in m.string.lower():  # an ApiVersions v3 refused, retried at v0: the negotiation, not a gap
-            yield _gap(ANY, None, m.group(0))
+            yield gap(ANY, None, m.group(0))
 
 
 # franz-go broker.go: errBrokerTooOld, returned before sending a request the broker's ApiVersions did not list.
@@ -93,7 +93,7 @@ for _needle in ("UNSUPPORTED_VERSION", "The version of API is not supported", "U
          "unable to describe producers: broker is too old; the broker has already indicated it will not know how to "
          "handle the request")
 def _franz_too_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(GO, None, m.group(0))
+    yield gap(GO, None, m.group(0))
 
 
 # librdkafka before 1.0: "ApiVersionRequest failed: <err>: probably due to broker version < 0.10 (see api.version.request
@@ -103,7 +103,7 @@ def _franz_too_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "bootstrap: ApiVersionRequest failed: Local: Broker transport failure: probably due to broker version < 0.10 "
          "(see api.version.request configuration)")
 def _librdkafka_old_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(LIBRDKAFKA, "ApiVersions", m.group(0), alternatives=("TLS_EXPECTED",))
+    yield gap(LIBRDKAFKA, "ApiVersions", m.group(0), alternatives=("TLS_EXPECTED",))
 
 
 # librdkafka rd_kafka_err2str(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE): a feature the broker's ApiVersions lacks.
@@ -111,7 +111,7 @@ def _librdkafka_old_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"Required feature not supported by broker", "Failed to create topics: Local: Required feature not supported "
          "by broker")
 def _librdkafka_feature(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(LIBRDKAFKA, None, m.group(0))
+    yield gap(LIBRDKAFKA, None, m.group(0))
 
 
 # librdkafka rdkafka_buf.h: "Protocol parse failure for %s v%hd%s at %d/%d (%s:%i) (incorrect broker.version.fallback?)"
@@ -122,7 +122,7 @@ def _librdkafka_feature(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "%4|1716973405.627|PROTOERR|rdkafka#consumer-1| [thrd:b1.example:9092/0]: b1.example:9092/0: Protocol parse "
          "failure for Fetch v4 at 12/40 (rd_kafka_fetch_reply_handle:3218) (incorrect broker.version.fallback?)")
 def _librdkafka_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(LIBRDKAFKA, m.group("api"), m.group(0), guess=f"{m.group(0)} (a response the client could not read)")
+    yield gap(LIBRDKAFKA, m.group("api"), m.group(0), guess=f"{m.group(0)} (a response the client could not read)")
 
 
 # kafka-python/aiokafka: IncompatibleBrokerVersion("Kafka broker does not support the '{}' Kafka protocol.") when the
@@ -133,7 +133,7 @@ def _librdkafka_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "kafka.errors.IncompatibleBrokerVersion: IncompatibleBrokerVersion: Kafka broker does not support the "
          "'CreateTopicsRequest_v0' Kafka protocol.")
 def _python_incompatible(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(KAFKA_PYTHON, m.group("api"), m.group(0), guess=f"{m.group(0)} (or the client's api_version setting "
+    yield gap(KAFKA_PYTHON, m.group("api"), m.group(0), guess=f"{m.group(0)} (or the client's api_version setting "
                "names an older broker than the real one)")
 
 
@@ -145,7 +145,7 @@ def _python_incompatible(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "** (RuntimeError) Could not agree on API version for KlifeProtocol.Messages.Produce api_key 0 for client "
          "Elixir.MyApp.Client.")
 def _no_common_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(OTHER, _api_name(m.group("key")), m.group(0))
+    yield gap(OTHER, _api_name(m.group("key")), m.group(0))
 
 
 # --- the broker's own log, about a request it cannot read ------------------------------------------------------
@@ -156,7 +156,7 @@ def _no_common_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("broker.wrong_request_type", BROKER, "Wrong request type", r"Wrong request type (?P<key>\d+)",
          "kafka.common.KafkaException: Wrong request type 16")
 def _broker_wrong_type(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _gap(BROKER, _api_name(m.group("key")), m.group(0))
+    yield gap(BROKER, _api_name(m.group("key")), m.group(0))
 
 
 @pattern("broker.unknown_api_version", BROKER, "Error getting request for apiKey",
@@ -164,7 +164,7 @@ def _broker_wrong_type(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "kafka.network.InvalidRequestException: Error getting request for apiKey: 18 and apiVersion: 2")
 def _broker_unknown_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     key = m.group("key")
-    yield _gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
+    yield gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
 
 
 # Kafka 2.x-4.x RequestContext/KafkaApis: InvalidRequestException("Received request api key METADATA with version 13
@@ -176,7 +176,7 @@ def _broker_unknown_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]
          "which is not enabled")
 def _broker_not_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     key = m.group("key")
-    yield _gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
+    yield gap(BROKER, _api_name(key) if key.isdigit() else key, m.group(0))
 
 
 # A request the broker read past its end (Schema.read's SchemaException "Error reading field 'topics':
@@ -187,5 +187,5 @@ def _broker_not_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "java.nio.BufferUnderflowException")
 def _broker_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     request = re.search(r"(\w+)Request(?:AndHeader)?\.(?:parse|readFrom)", m.string)
-    yield _gap(BROKER, request.group(1) if request else None, m.group(0),
+    yield gap(BROKER, request.group(1) if request else None, m.group(0),
                guess=f"{m.group(0)} (a request the broker could not read)")

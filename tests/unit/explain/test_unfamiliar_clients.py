@@ -114,3 +114,16 @@ def test_phps_stream_socket_client_names_its_endpoint():
 def test_a_client_that_reached_no_broker_and_says_no_more_is_no_certain_cause(line):
     explanation = explained(line)
     assert explanation.findings and {f.severity for f in explanation.findings} == {"warning"}
+
+
+def test_kafka_sharp_without_partitions_for_a_topic_is_likely_a_missing_topic():
+    # criteo/kafka-sharp src/Kafka/Routing/ProduceRouter.cs: "[Producer] No partition available for topic {0}, ..."
+    explanation = explained("ERROR [Producer] No partition available for topic orders, postponing messages.")
+    assert ids(explanation) == ["TOPIC_NOT_FOUND", "NO_LEADER"]
+    assert explanation.findings[0].title.startswith("Likely: ") and explanation.findings[1].title.startswith("Or: ")
+
+
+def test_ruby_kafka_finding_no_coordinator_is_likely_a_broker_before_consumer_groups():
+    # ruby-kafka lib/kafka/cluster.rb get_coordinator: raise Kafka::Error, "Failed to find coordinator".
+    finding = only(explained("Kafka::Error: Failed to find coordinator"), "BROKER_TOO_OLD")
+    assert finding.severity == "warning" and finding.evidence["api"] == "FindCoordinator"
