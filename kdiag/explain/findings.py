@@ -35,7 +35,7 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, likely, or_readings, same_machine, sasl_down,
+                                    closed_connection, closing_readings, ipv6_refused, likely, or_readings, same_machine, sasl_down,
                                     topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
@@ -106,6 +106,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
         other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
         return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+    if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
+        split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
+        return ipv6_refused(built, split, subject)
     if subject.role_guessed:
         role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
         other_id = _finding_id(subject.groups[0], role, facts)
@@ -312,6 +315,13 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     if first.symptom == NOT_KAFKA and http_inside_tls(group):
         return "INGRESS_DEFAULT_BACKEND"  # an HTTP answer inside TLS: a passthrough ingress's default backend
     return _SYMPTOM_ID[first.symptom]
+
+
+def _ipv6_of_a_name(subject: Subject) -> bool:
+    """Refused on IPv6 addresses only, of a name that is not loopback (that case is _ipv6_only_refused's)."""
+    host = subject.host
+    return (subject.status == "refused" and host is not None and bool(subject.addresses)
+            and not classify_host(host).is_ip and all(":" in a for a in subject.addresses))
 
 
 def _ipv6_only_refused(group: Group, kind: str | None, host: str | None) -> bool:

@@ -165,6 +165,18 @@ def alternative(subject: Subject, role: str, finding_id: str, role_from: str) ->
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
 
+def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """A name refused on its IPv6 addresses only: the broker is down or refuses there (``primary``), or it listens on
+    IPv4 only and the client never tried the name's IPv4 address (``other``, ADVERTISED_ADDRESS_FAMILY_SPLIT)."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    said = (f"Every refused connect to {subject.where} went to an IPv6 address; if the name also has an IPv4 address "
+            "and the broker listens on IPv4 only, that is the whole failure. The other reading is {other}. "
+            f"`{confirm}` decides: it connects to each address of the name.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
+            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+
+
 def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
     itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
