@@ -13,8 +13,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.generic import remember
-from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, OTHER, SASL_CREDENTIALS, Fact, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.clients.generic import gave_up, remember
+from kdiag.explain.sightings import BOOTSTRAP, OTHER, SASL_CREDENTIALS, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -47,11 +47,9 @@ def _brod_failed_to_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]
 
 
 # kafka_ex (lib/kafka_ex/server*.ex): raise "Unable to fetch metadata from any brokers. Timeout is #{timeout}."
-@pattern("kafka_ex.no_metadata", OTHER, "Unable to fetch metadata from any brokers",
-         r"Unable to fetch metadata from any brokers", "** (RuntimeError) Unable to fetch metadata from any brokers.  "
-         "Timeout is 1000.")
-def _kafka_ex_no_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(ALL_DOWN, OTHER, detail="Unable to fetch metadata from any brokers")
+pattern("kafka_ex.no_metadata", OTHER, "Unable to fetch metadata from any brokers",
+        r"Unable to fetch metadata from any brokers", "** (RuntimeError) Unable to fetch metadata from any brokers.  "
+        "Timeout is 1000.")(gave_up("Unable to fetch metadata from any brokers"))
 
 
 # kafka_protocol's kpro_sasl: erlang:error({sasl_auth_error, Reason}). The broker's own words, when Reason carries them

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, TOPIC_MISSING, UNKNOWN, Item, Pattern, ScanState, Sighting,
+from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, TOPIC_MISSING, UNKNOWN, Handler, Item, Pattern, ScanState, Sighting,
                                      registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -69,6 +69,13 @@ def failure_at(scan: ScanState, words: str, host: str | None, port: int | None, 
         port = scan.port_of(host)
     symptom, status = reading
     yield Sighting(symptom, client, host, port, role=role, status=status, detail=words.strip()[:160])
+
+
+def gave_up(words: str) -> Handler:
+    """The handler of a client's line that says only that it reached no broker (ALL_DOWN, a consequence)."""
+    def handler(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        yield Sighting(ALL_DOWN, OTHER, detail=words)
+    return handler
 
 
 def remember(scan: ScanState, host: str | None, port: int | None) -> None:
@@ -180,9 +187,8 @@ def _rust_os_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # kafka-rust's Error::NoHostReachable: no bootstrap host answered, and the line says no more.
-@pattern("rust.no_host_reachable", OTHER, "NoHostReachable", r"\bNoHostReachable\b", "Error: Kafka Error (NoHostReachable)")
-def _rust_no_host(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(ALL_DOWN, OTHER, detail="NoHostReachable")
+pattern("rust.no_host_reachable", OTHER, "NoHostReachable", r"\bNoHostReachable\b",
+        "Error: Kafka Error (NoHostReachable)")(gave_up("NoHostReachable"))
 
 
 # criteo/kafka-sharp (.NET) Producer: "[Producer] No partition available for topic {0}, postponing messages." -- the

@@ -83,17 +83,11 @@ def _openssl_self_signed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 # Node's words for a server certificate without its issuer in the chain (UNABLE_TO_VERIFY_LEAF_SIGNATURE), from any
 # Node client (kafka-node, node-rdkafka's callers), and the Java PKIX cause as frameworks re-word it with a capital.
-@pattern("any.node_first_certificate", ANY, "unable to verify the first certificate",
-         r"unable to verify the first certificate", "Error: unable to verify the first certificate")
-def _node_first_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
-
-
-@pattern("any.certification_path", ANY, "Unable to find valid certification path",
-         r"Unable to find valid certification path to requested target",
-         "Unable to find valid certification path to requested target")
-def _certification_path(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CERT_UNTRUSTED, ANY, detail="PKIX path building failed")
+pattern("any.node_first_certificate", ANY, "unable to verify the first certificate",
+        r"unable to verify the first certificate", "Error: unable to verify the first certificate")(_openssl_self_signed)
+pattern("any.certification_path", ANY, "Unable to find valid certification path",
+        r"Unable to find valid certification path to requested target",
+        "Unable to find valid certification path to requested target")(_openssl_self_signed)
 
 
 # A name the certificate does not hold, in each runtime's words: Python's ssl.CertificateError (before 3.7: "hostname

@@ -15,9 +15,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.generic import failure_at
+from kdiag.explain.clients.generic import failure_at, gave_up
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import ALL_DOWN, BOOTSTRAP, HOST, OTHER, Fact, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import BOOTSTRAP, HOST, OTHER, Fact, Item, Pattern, ScanState, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -42,11 +42,9 @@ def _nodes(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", node.group("host"), int(node.group("port")), int(node.group("id")))
 
 
-@pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",
-         r"Could not connect to any of the seed brokers", "Kafka::ConnectionError: Could not connect to any of the seed "
-         "brokers:")
-def _no_seed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(ALL_DOWN, OTHER, detail="Could not connect to any of the seed brokers")
+pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",
+        r"Could not connect to any of the seed brokers", "Kafka::ConnectionError: Could not connect to any of the seed "
+        "brokers:")(gave_up("Could not connect to any of the seed brokers"))
 
 
 # cluster.rb get_coordinator: every broker's FindCoordinator (GroupCoordinator) failed with a ConnectionError -- brokers

@@ -87,13 +87,15 @@ for _needle in ("UNSUPPORTED_VERSION", "The version of API is not supported", "U
             yield gap(ANY, None, m.group(0))
 
 
+def _words(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(ANY, None, m.group(0))
+
+
 # franz-go broker.go: errBrokerTooOld, returned before sending a request the broker's ApiVersions did not list.
-@pattern("go.franz_broker_too_old", GO, "broker is too old",
-         r"broker is too old; the broker has already indicated it will not know how to handle the request",
-         "unable to describe producers: broker is too old; the broker has already indicated it will not know how to "
-         "handle the request")
-def _franz_too_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield gap(GO, None, m.group(0))
+pattern("go.franz_broker_too_old", GO, "broker is too old",
+        r"broker is too old; the broker has already indicated it will not know how to handle the request",
+        "unable to describe producers: broker is too old; the broker has already indicated it will not know how to "
+        "handle the request")(_words)
 
 
 # librdkafka before 1.0: "ApiVersionRequest failed: <err>: probably due to broker version < 0.10 (see api.version.request
@@ -107,11 +109,9 @@ def _librdkafka_old_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # librdkafka rd_kafka_err2str(RD_KAFKA_RESP_ERR__UNSUPPORTED_FEATURE): a feature the broker's ApiVersions lacks.
-@pattern("librdkafka.unsupported_feature", LIBRDKAFKA, "Required feature not supported by broker",
-         r"Required feature not supported by broker", "Failed to create topics: Local: Required feature not supported "
-         "by broker")
-def _librdkafka_feature(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield gap(LIBRDKAFKA, None, m.group(0))
+pattern("librdkafka.unsupported_feature", LIBRDKAFKA, "Required feature not supported by broker",
+        r"Required feature not supported by broker", "Failed to create topics: Local: Required feature not supported "
+        "by broker")(_words)
 
 
 # librdkafka rdkafka_buf.h: "Protocol parse failure for %s v%hd%s at %d/%d (%s:%i) (incorrect broker.version.fallback?)"
