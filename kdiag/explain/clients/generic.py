@@ -45,6 +45,11 @@ _WORDS = (("No such host is known", RESOLVE, "nxdomain"), ("Name or service not 
           ("ETIMEDOUT", CONNECT, "timeout"))
 
 
+# Ports of the services an application's log names beside Kafka (PostgreSQL, MySQL, Redis, MongoDB, RabbitMQ,
+# Elasticsearch, etcd, Memcached, HTTP, SSH): a runtime's error about one of them is not about a Kafka broker.
+NOT_KAFKA_PORTS = frozenset({22, 80, 443, 2379, 3306, 5432, 5672, 6379, 8080, 9200, 9300, 11211, 27017})
+
+
 def runtime_failure(words: str) -> tuple[str, str] | None:
     """(symptom, status) for a runtime's words for a failed lookup or connect, or None."""
     for needle, symptom, status in _WORDS:
@@ -67,6 +72,8 @@ def failure_at(scan: ScanState, words: str, host: str | None, port: int | None, 
         host, port = recent[1], recent[2]
     if host is not None and port is None:
         port = scan.port_of(host)
+    if port in NOT_KAFKA_PORTS:
+        return
     symptom, status = reading
     yield Sighting(symptom, client, host, port, role=role, status=status, detail=words.strip()[:160])
 

@@ -127,3 +127,9 @@ def test_ruby_kafka_finding_no_coordinator_is_likely_a_broker_before_consumer_gr
     # ruby-kafka lib/kafka/cluster.rb get_coordinator: raise Kafka::Error, "Failed to find coordinator".
     finding = only(explained("Kafka::Error: Failed to find coordinator"), "BROKER_TOO_OLD")
     assert finding.severity == "warning" and finding.evidence["api"] == "FindCoordinator"
+
+
+def test_another_services_endpoint_in_the_same_log_is_not_a_broker():
+    log = ("bootstrap.servers = b1.example:9092\n"
+           "Failed to connect to db.example:5432: Connection refused (os error 111)")
+    assert explained(log).findings == ()
