@@ -95,7 +95,8 @@ def remember(scan: ScanState, host: str | None, port: int | None) -> None:
 _QUOTED_HOST = rf'"?(?P<host>{HOST})"?'
 _TRYING = re.compile(
     rf'(?:[Ff]ailed to connect to|[Cc]ould not connect to(?: broker)?|\(re\)connect to|[Cc]onnecting to|'
-    rf'[Oo]pening connection to|on host|[Ee]stablishing connection to broker \d+:|[Uu]nable to connect to) '
+    rf'[Oo]pening connection to|on host|[Ee]stablishing connection to broker \d+:|[Uu]nable to connect to|'
+    rf'[Ee]rror connecting to broker) '
     rf'(?:tcp://|ssl://|tls://)?{_QUOTED_HOST}'
     rf'(?::(?P<port>\d{{1,5}})| on port (?P<port2>\d{{1,5}}))')
 
@@ -112,6 +113,9 @@ for _needle, _example in (("connect to ", "client client1 failed to connect to k
                           ("onnecting to ", "Connecting to b1.example:9092: Connection refused (os error 111)"),
                           ("onnection to ", "Opening connection to b1.example:9092 failed: ETIMEDOUT"),
                           ("on host ", "Worker on host b1.example:9092: SocketException: Failed host lookup: 'b1'"),
+                          # rskafka src/connection.rs: "error connecting to broker \"{broker}\": {error}"
+                          ("connecting to broker ", 'error connecting to broker "b1.example:9092": IO error: Connection '
+                           "refused (os error 111)"),
                           # PHP's stream_socket_client (nmred/kafka-php, longlang/phpkafka)
                           ("to connect to ", "stream_socket_client(): unable to connect to tcp://b1.example:9092 "
                            "(php_network_getaddresses: getaddrinfo failed: Name or service not known)")):

@@ -139,13 +139,33 @@ def _python_incompatible(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 # Elixir klife (connection/message_versions.ex): raise "Could not agree on API version for #{inspect(mod)} api_key
 # #{api_key} for client #{client_name}."; the same words in any client that says "no common version".
-@pattern("other.no_common_version", OTHER, " version",
-         r"(?:[Cc]ould not agree on API version for \S*?(?P<name>\w+) api_key (?P<key>\d+)|"
-         r"\bno common (?:API |api )?version\b)",
-         "** (RuntimeError) Could not agree on API version for KlifeProtocol.Messages.Produce api_key 0 for client "
-         "Elixir.MyApp.Client.")
+_NO_COMMON = (r"(?:[Cc]ould not agree on API version for \S*?(?P<name>\w+) api_key (?P<key>\d+)|"
+              r"\bno common (?:API |api )?version\b)")
+
+
 def _no_common_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield gap(OTHER, _api_name(m.group("key")), m.group(0))
+
+
+for _needle in ("agree on API version", "common version", "common API version", "common api version"):
+    pattern(f"other.no_common_version.{len(PATTERNS)}", OTHER, _needle, _NO_COMMON,
+            "** (RuntimeError) Could not agree on API version for KlifeProtocol.Messages.Produce api_key 0 for client "
+            "Elixir.MyApp.Client." if _needle.startswith("agree") else f"error: no {_needle} with the broker")(
+        _no_common_version)
+
+
+# rskafka src/messenger.rs: RequestError::NoVersionMatch "Cannot find matching version for: {api_key:?}" and
+# SyncVersionsError::NoWorkingVersion "Did not found a version for ApiVersion that works with that broker".
+def _rskafka_no_version(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(OTHER, m.group("api") or "ApiVersions", m.group(0))
+
+
+for _needle, _example in (("Cannot find matching version for", "Error: Cannot find matching version for: Produce"),
+                          ("Did not found a version for ApiVersion", "cannot sync versions: Did not found a version for "
+                           "ApiVersion that works with that broker")):
+    pattern(f"rust.no_version_match.{len(PATTERNS)}", OTHER, _needle,
+            r"Cannot find matching version for: (?P<api>\w+)|Did not found a version for ApiVersion that works",
+            _example)(_rskafka_no_version)
 
 
 # --- the broker's own log, about a request it cannot read ------------------------------------------------------

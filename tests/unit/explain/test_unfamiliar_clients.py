@@ -133,3 +133,10 @@ def test_another_services_endpoint_in_the_same_log_is_not_a_broker():
     log = ("bootstrap.servers = b1.example:9092\n"
            "Failed to connect to db.example:5432: Connection refused (os error 111)")
     assert explained(log).findings == ()
+
+
+def test_rskafka_names_the_broker_it_could_not_connect_to():
+    # rskafka src/connection.rs, Error::Transport: "error connecting to broker \"{broker}\": {error}".
+    finding = explained('error connecting to broker "b1.example:9092": IO error: Connection refused (os error 111)'
+                        ).findings[0]
+    assert finding.evidence["host"] == "b1.example" and finding.evidence["port"] == 9092

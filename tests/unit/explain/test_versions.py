@@ -116,3 +116,12 @@ def test_erlang_and_ruby_spell_error_35_their_way():
     for line in ('{error,{unsupported_version,<<"The version of API is not supported.">>}}',  # kafka_protocol
                  "Kafka::UnsupportedVersion: Kafka::UnsupportedVersion"):  # ruby-kafka lib/kafka.rb
         assert ids(explained(line)) == ["BROKER_TOO_OLD"]
+
+
+@pytest.mark.parametrize("line, api", [
+    ("Error: Cannot find matching version for: Produce", "Produce"),  # rskafka RequestError::NoVersionMatch
+    ("cannot sync versions: Did not found a version for ApiVersion that works with that broker", "ApiVersions"),
+])
+def test_rskafkas_version_errors_are_a_likely_gap(line, api):
+    finding = only(explained(line), "BROKER_TOO_OLD")
+    assert finding.severity == "warning" and finding.evidence["api"] == api
