@@ -29,8 +29,9 @@ from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST,
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
-RECENT_LINES = 6
-"""How far below the line that named an endpoint the runtime's error may come and still be about it."""
+RECENT_LINES = 20
+"""How far below the line that named an endpoint the runtime's error may come and still be about it (a few records
+of a structured log, each a message and its error's lines, as a JSON or ECS logger writes them)."""
 
 # Each runtime's words -> (symptom, status).
 _ERLANG = {"nxdomain": (RESOLVE, "nxdomain"), "econnrefused": (CONNECT, "refused"), "ehostunreach": (CONNECT, "unreachable"),

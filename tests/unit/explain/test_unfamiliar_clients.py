@@ -88,7 +88,7 @@ def test_a_rust_error_takes_the_endpoint_a_line_just_above_named():
 
 
 def test_an_endpoint_named_long_before_is_not_the_one_that_failed():
-    log = "Connecting to b1.example:9092\n" + "ok\n" * 10 + "Error: IO error: Connection refused (os error 111)"
+    log = "Connecting to b1.example:9092\n" + "ok\n" * 30 + "Error: IO error: Connection refused (os error 111)"
     found = explained(log)
     assert all("host" not in f.evidence for f in found.findings) and found.findings
     assert {f.severity for f in found.findings} == {"warning"}  # no address, no role: both readings
