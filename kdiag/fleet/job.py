@@ -1,16 +1,19 @@
 """The fleet job on Spark: reports in, the tables of ``kdiag.fleet.tables`` out, as Parquet under ``--out``.
 
 Runs as it is under ``spark-submit`` (``spark-submit kdiag/fleet/job.py INPUT... --out DIR``), with
-``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``. Spark is imported here only.
+``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``. Spark is imported here and in
+``kdiag.fleet.spark_tables`` only.
 
 One pass over the input: the text is read once (line files, whole ``*.json`` files, or a Kafka topic),
 or the reports table ``kdiag fleet ingest`` wrote (``--table``: only the days asked for), parsed with an
 explicit schema (``report_schema``: the fields the tables use; unknown fields are ignored), each
-record classified (accepted, or rejected with a reason, counted and sampled). The accepted go through
-one windowed pass per (cluster, vantage) in time order that drops the copies of a report and gives
-each its neighbours (``stream_frame``), cached; the six tables are computed from that cache at once
-with built-in functions and window functions (no Python UDF, nothing collected to the driver but the
-rejected samples, which are scrubbed of secrets in Python, and the small tables the views draw).
+record classified (accepted, or rejected with a reason, counted and sampled). The tables are computed
+in ``kdiag.fleet.spark_tables``: copies removed by key (``reports_once``: only the rows of repeated keys
+are moved), the aggregations read the de-duplicated reports' columns, and one windowed pass over
+narrow rows per (cluster, vantage) in time order (``stream_frame``, cached) serves the episodes,
+incidents and vantages; the six tables' jobs run at once, with built-in functions and window functions
+only (no Python UDF, nothing collected to the driver but the rejected samples, which are scrubbed of
+secrets in Python, and the small tables the views draw).
 Adaptive query execution sizes every shuffle, under any master.
 """
 
@@ -510,8 +513,12 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
         }
 
         def write(name: str, frame: Any) -> list[dict[str, Any]]:
-            frame.select(*TABLES[name]).coalesce(1).write.parquet(f"{work}/{name}")
-            return to_python(spark.read.parquet(f"{work}/{name}").collect(), name)
+            table = frame.select(*TABLES[name]).coalesce(1).persist(StorageLevel.MEMORY_AND_DISK)
+            try:  # written, then its rows taken from the cache (not read back from the files)
+                table.write.parquet(f"{work}/{name}")
+                return to_python(table.collect(), name)
+            finally:
+                table.unpersist()
 
         def write_rejected() -> list[dict[str, Any]]:
             rows = rejected_rows(bad)

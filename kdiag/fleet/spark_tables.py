@@ -36,19 +36,21 @@ class Once:
 
 
 def repeated_keys(raw: Any) -> Any:
-    """The keys on more than one row: an aggregation of the keys alone (a shuffle of report ids, never
-    of the reports' arrays), cached, with its size counted."""
+    """The 64-bit hashes of the keys on more than one row (``key_hash``), cached: an aggregation of
+    hashes alone, of fixed width (Spark's fast hash map and a shuffle of 8 bytes a report, never of the
+    reports' arrays). Two keys that share a hash only send their rows through the exact path too."""
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    return (raw.groupBy("key").agg(F.count(F.lit(1)).alias("rows")).where(F.col("rows") > 1).select("key")
-            .persist(StorageLevel.MEMORY_AND_DISK))
+    return (raw.select(F.xxhash64("key").alias("key_hash")).groupBy("key_hash").agg(F.count(F.lit(1)).alias("rows"))
+            .where(F.col("rows") > 1).select("key_hash").persist(StorageLevel.MEMORY_AND_DISK))
 
 
 def without_copies(raw: Any, repeated: Any, count: int) -> Any:
-    """``raw`` one row per key: the rows whose key is not ``repeated`` as they are; of the rest the first
-    by (time, cluster, vantage): copies of a report are equal, and one report_id on two different
-    reports (a sidecar's bug) counts once, as the reference counts it. No copies: ``raw`` itself."""
+    """``raw`` one row per key: the rows whose key's hash is not ``repeated`` as they are; of the rest,
+    per key, the first by (time, cluster, vantage): copies of a report are equal, and one report_id on
+    two different reports (a sidecar's bug) counts once, as the reference counts it. No repeated
+    hash: ``raw`` itself; more than REPEATED_KEYS_BROADCAST: every row shuffled by key."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
@@ -57,9 +59,10 @@ def without_copies(raw: Any, repeated: Any, count: int) -> Any:
         return raw
     if count > REPEATED_KEYS_BROADCAST:
         return raw.withColumn("copy", F.row_number().over(first)).where(F.col("copy") == 1).drop("copy")
-    keys = F.broadcast(repeated)
-    single = raw.join(keys, "key", "left_anti")
-    copies = raw.join(keys, "key", "left_semi")
+    hashes = F.broadcast(repeated)
+    tagged = raw.withColumn("key_hash", F.xxhash64("key"))
+    single = tagged.join(hashes, "key_hash", "left_anti").drop("key_hash")
+    copies = tagged.join(hashes, "key_hash", "left_semi").drop("key_hash")
     return single.unionByName(copies.withColumn("copy", F.row_number().over(first)).where(F.col("copy") == 1)
                               .drop("copy"))
 
@@ -69,11 +72,14 @@ def stream_frame(reports: Any) -> Any:
     in time order: (cluster, vantage, ts, key), the finding ids, the previous report's time and ids,
     the next report's ids and time. The vantages' gaps and the episodes are computed from it (cached);
     the episodes' own window (per cluster x vantage x finding) runs on the same partitioning, without a
-    shuffle. Only these narrow columns are sorted and shuffled, never the brokers, stages or evidence."""
+    shuffle. Only these narrow columns are sorted and shuffled, never the brokers, stages or evidence.
+    The pair's 64-bit hash (``slot``) leads the partitioning and the sort: the sort compares a number
+    where cluster names share long prefixes."""
     from pyspark.sql import functions as F
 
     stream = _stream_window()
-    narrow = reports.select("cluster", "vantage", "ts", "key", F.col("findings.id").alias("ids"))
+    narrow = reports.select(F.xxhash64("cluster", "vantage").alias("slot"), "cluster", "vantage", "ts", "key",
+                            F.col("findings.id").alias("ids"))
     return (narrow.withColumn("prev_ts", F.lag("ts").over(stream))
             .withColumn("prev_ids", F.lag("ids").over(stream))
             .withColumn("next_ids", F.lead("ids").over(stream))
@@ -162,7 +168,7 @@ def percentile(values: str, fraction: float) -> Any:
 def _stream_window() -> Any:
     from pyspark.sql import Window
 
-    return Window.partitionBy("cluster", "vantage").orderBy("ts", "key")
+    return Window.partitionBy("slot", "cluster", "vantage").orderBy("ts", "key")
 
 
 def vantages_table(stream: Any) -> Any:
@@ -189,10 +195,10 @@ def episodes_frame(stream: Any) -> Any:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    running = (Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
+    running = (Window.partitionBy("slot", "cluster", "vantage", "finding_id").orderBy("ts", "key")
                .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    ordered = Window.partitionBy("cluster", "vantage", "finding_id").orderBy("ts", "key")
-    marked = (stream.select("cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
+    ordered = Window.partitionBy("slot", "cluster", "vantage", "finding_id").orderBy("ts", "key")
+    marked = (stream.select("slot", "cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
                             F.explode("ids").alias("finding_id"))
               .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
               .withColumn("closes", F.expr("NOT coalesce(array_contains(next_ids, finding_id), false)"))
@@ -241,13 +247,17 @@ def rejected_rows(bad: Any) -> list[dict[str, Any]]:
 
     from kdiag.fleet.reference import scrub_sample
 
-    counts = {(r["source"], r["reason"]): r["count"] for r in bad.groupBy("source", "reason").count().collect()}
     first = Window.partitionBy("source", "reason").orderBy("value")
-    samples: dict[tuple[str, str], list[str]] = {}
-    for row in (bad.withColumn("n", F.row_number().over(first)).where(F.col("n") <= SAMPLES)
-                .orderBy("source", "reason", "n").collect()):
-        samples.setdefault((row["source"], row["reason"]), []).append(scrub_sample(row["value"]))
-    return [{"source": source, "reason": reason, "count": count, "sample": samples.get((source, reason), [])}
+    counts: dict[tuple[str, str], int] = {}
+    samples: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    # one job: each group's count beside its first rows (one shuffle, both windows on its sort)
+    for row in (bad.withColumn("n", F.row_number().over(first))
+                .withColumn("count", F.count(F.lit(1)).over(Window.partitionBy("source", "reason")))
+                .where(F.col("n") <= SAMPLES).collect()):
+        counts[(row["source"], row["reason"])] = row["count"]
+        samples.setdefault((row["source"], row["reason"]), []).append((row["n"], scrub_sample(row["value"])))
+    return [{"source": source, "reason": reason, "count": count,
+             "sample": [value for _, value in sorted(samples[(source, reason)])]}
             for (source, reason), count in sorted(counts.items())]
 
 

@@ -5,7 +5,6 @@ summary and report.html as ``kdiag fleet analyze`` of the raw files."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import shutil
@@ -18,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from kdiag.fleet.reference import classify_record
 from kdiag.fleet.tables import TABLES
 from kdiag.lab.kafka import KafkaBroker
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
-from tests.integration.fleet.support import differences, read_table
+from tests.integration.fleet.support import (differences, expected_records, read_table, source_records,
+                                             table_contents)
 from tests.integration.fleet.test_fleet_kafka import fleet_records, produce_records
 from tests.kdiag_cli import KdiagRun, run_kdiag
 from tests.waiting import wait_until
@@ -32,34 +31,6 @@ pytestmark = pytest.mark.timeout(2400)
 KILL_TIMEOUT = 900
 
 
-def expected_records(records: list[str]) -> tuple[Counter[str], int]:
-    """(report_id -> how many records carry it, how many records are rejected)."""
-    keys: Counter[str] = Counter()
-    rejected = 0
-    for text in records:
-        reason, data = classify_record(text)
-        if reason is None:
-            assert data is not None
-            keys[data["report_id"]] += 1
-        else:
-            rejected += 1
-    return keys, rejected
-
-
-def table_contents(table: Path) -> tuple[Counter[str], int, set[str]]:
-    """(report_id -> rows in the reports table, rows in the rejected table, the days' batch directories)."""
-    import duckdb
-
-    con = duckdb.connect()
-    keys = Counter({key: count for key, count in con.execute(
-        f"SELECT key, count(*) FROM read_parquet('{table}/reports/**/*.parquet', hive_partitioning = false) "
-        "GROUP BY key").fetchall()})
-    files = list((table / "rejected").glob("**/*.parquet"))
-    rejected = con.execute(f"SELECT count(*) FROM read_parquet('{table}/rejected/**/*.parquet')").fetchone()[0] \
-        if files else 0
-    batches = {f"{day.name}/{batch.name}" for day in (table / "reports").glob("day=*") for batch in day.iterdir()
-               if not batch.name.startswith((".", "_"))}
-    return keys, rejected, batches
 
 
 def _ingest_killed_after_the_first_batch(args: list[str], table: Path, log: Path) -> None:
@@ -108,17 +79,6 @@ def file_table(fleet: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     _ingest(str(source), "--table", str(table), "--max-files-per-batch", "1")
     return source, table
 
-
-def source_records(source: Path) -> list[str]:
-    records = []
-    for path in sorted(source.glob("**/*")):
-        if path.name.endswith((".jsonl", ".jsonl.gz")):
-            opener = gzip.open if path.name.endswith(".gz") else open
-            with opener(path, "rt", encoding="utf-8") as handle:
-                records.extend(line for line in handle.read().split("\n") if line.strip())
-        elif path.name.endswith(".json"):
-            records.append(path.read_text(encoding="utf-8"))
-    return records
 
 
 def test_files_killed_mid_ingest_and_run_again_land_exactly_once(file_table: tuple[Path, Path]) -> None:

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.fleet.test_fleet_ingest import expected_records, source_records, table_contents
+from tests.integration.fleet.support import expected_records, source_records, table_contents
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(1800)
