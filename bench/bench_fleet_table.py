@@ -399,7 +399,7 @@ def main() -> None:
         measuring other steps of the same size at the same time (CPU time is the verdict's measure)."""
         import fcntl
 
-        with open(RESULTS / ".fleet_table.lock", "w") as lock:
+        with open(args.workdir / "results.lock", "w") as lock:
             fcntl.flock(lock, fcntl.LOCK_EX)
             path = RESULTS / "fleet_table.json"
             current = json.loads(path.read_text()) if path.exists() else {}
