@@ -335,7 +335,7 @@ def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
+@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"(?:^|[\s|])broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
          "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")
 def _kcat_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
