@@ -21,6 +21,7 @@ from kdiag import stages
 from kdiag.exitstatus import UsageError
 from kdiag.report import BrokerReport, Cluster, CoordinatorReport, Endpoint, Report, RoundtripDetail, Stage, Vantage
 from probes import advertised, balancer, dns, host, idle, listeners, tcp
+from probes.codec import ApiVersionsResponse
 from probes.deadline import Deadline, elapsed_ms
 from probes.kafka import (OFFSETS_TOPIC, KafkaConnection, Security, authenticate_in_turn, metadata_from_first,
                           start_tls_all)
@@ -88,6 +89,7 @@ class _Run:
         self.conn: KafkaConnection | None = None
         self.endpoint: Endpoint | None = None
         self.sasl_not_probed = False  # the listener enables the client's GSSAPI/OAUTHBEARER: kdiag cannot log in
+        self.versions_before_login: ApiVersionsResponse | None = None  # then, the ApiVersions answered before it
 
     def close(self) -> None:
         if self.conn is not None:
@@ -226,11 +228,10 @@ class _Run:
         started = time.monotonic()
         attempts, chosen, failures = authenticate_in_turn(conns, self.security.sasl, deadline=self.deadline.at)
         self.sasl_not_probed = stages.not_probed(attempts, authenticated=chosen is not None)
-        kerberos = None
-        if self.sasl_not_probed and self.security.sasl.mechanism == "GSSAPI":
-            service = self.options.client_settings.get("sasl.kerberos.service.name") or "kafka"
-            kerberos = check_kerberos([endpoint.host for endpoint, _conn in conns], service=service,
-                                      deadline=self.deadline)
+        if self.sasl_not_probed:  # what the broker offered before the login: the round trip's topic needs it
+            self.versions_before_login = next((c.api_versions for _e, c in conns if c.api_versions), None)
+        kerberos = (kerberos_of(conns, self.options.client_settings, deadline=self.deadline)
+                    if self.sasl_not_probed and self.security.sasl.mechanism == "GSSAPI" else None)
         self.record(stages.sasl_stage(attempts, elapsed_ms(started), authenticated=chosen is not None,
                                       kerberos=kerberos, roundtrip=self.options.roundtrip))
         return [chosen] if chosen is not None else [], failures
@@ -315,7 +316,7 @@ class _Run:
         created = roundtrip.ensure_topic(self.conn if cluster is not None else None, topic, known=known,
                                          brokers=brokers, create=options.topic is None, bootstrap=bootstrap,
                                          settings=options.client_settings, deadline=self.deadline,
-                                         secrets=options.secrets)
+                                         secrets=options.secrets, versions_before_login=self.versions_before_login)
         if isinstance(created, RoundtripDetail):
             self.record(stages.topic_problem_stage(created, elapsed_ms(started)))
             return
@@ -374,11 +375,14 @@ def check_coordinator(coordinator: CoordinatorReport, brokers: tuple[BrokerRepor
     return replace(coordinator, dns=resolved, tcp=connected)
 
 
-def check_kerberos(hosts: list[str], *, service: str, deadline: Deadline):
-    """GSSAPI: the service principal a client asks for on each bootstrap host, and whether the KDC knows it."""
+def kerberos_of(conns: list[tuple[Endpoint, KafkaConnection]], settings: dict[str, str], *, deadline: Deadline):
+    """GSSAPI, which kdiag cannot do itself: the service principal a client asks for on each bootstrap
+    host (``sasl.kerberos.service.name``), and whether the KDC knows it."""
     from probes import kerberos
 
-    return kerberos.check_service_principals(hosts, service=service, timeout=deadline.cap(3.0))
+    service = settings.get("sasl.kerberos.service.name") or "kafka"
+    return kerberos.check_service_principals([endpoint.host for endpoint, _conn in conns], service=service,
+                                             timeout=deadline.cap(3.0))
 
 
 def refused_everywhere(done: list[Stage]) -> TcpResult | None:

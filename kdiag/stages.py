@@ -164,7 +164,7 @@ def advertised_stage(brokers: Sequence[BrokerReport], coordinator: CoordinatorRe
         summary = f"all {len(brokers)} advertised broker(s) resolve, connect and answer as themselves"
     if status == "ok" and coordinator is not None and coordinator.reachable is False:
         status = "fail"
-        summary += f"; the group coordinator {coordinator.host}:{coordinator.port} is unreachable"
+        summary += f"; the group coordinator {hostport(coordinator.host, coordinator.port)} is unreachable"
     if brokers_omitted:
         summary += (f"; and {brokers_omitted:,} more advertised broker(s) not checked (kdiag checks and "
                     f"lists the first {len(brokers):,})")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from probes import addresses, dns, tcp
 from probes.codec.errors import NOT_LEADER_OR_FOLLOWER, UNKNOWN_TOPIC_OR_PARTITION
 from probes.deadline import Deadline
+from probes.hostport import hostport
 from probes.kafka import (KafkaConnection, KafkaProbeError, Security, authenticate, check_kafka, connect_secure,
                           start_tls)
 from probes.results import (DnsResult, IdentityCheck, KafkaBroker, KafkaCheck, SaslResult, TcpResult, TlsResult,
@@ -106,7 +107,7 @@ def check_endpoint(broker: KafkaBroker, *, deadline: Deadline, connect_timeout: 
         sasl = None
         if security.sasl is not None:
             sasl, failed = authenticate(conn, security.sasl, timeout=deadline.remaining(),
-                                        endpoint=f"{broker.host}:{broker.port}")
+                                        endpoint=hostport(broker.host, broker.port))
             if failed is not None:
                 return done(failed, IdentityCheck("skip"), tls, sasl)
             if not sasl.ok:

@@ -40,6 +40,7 @@ from probes.codec import (
 from probes.codec.errors import (ILLEGAL_SASL_STATE, SASL_AUTHENTICATION_FAILED, UNSUPPORTED_SASL_MECHANISM,
                                  UNSUPPORTED_VERSION)
 from probes.deadline import elapsed_ms
+from probes.hostport import hostport
 from probes.results import (ForeignBytes, KafkaBroker, KafkaCheck, PartitionInfo, SaslResult, TlsResult, TopicInfo,
                             VersionGap)
 from probes.sasl import SaslProtocolError, SaslSettings, exchange_for
@@ -494,7 +495,7 @@ def connect_logged_in(address: str, port: int, *, host: str, security: Security,
         return conn
     try:
         sasl, failed = authenticate(conn, security.sasl, timeout=max(deadline - time.monotonic(), 0.001),
-                                    endpoint=f"{host}:{port}")
+                                    endpoint=hostport(host, port))
     except BaseException:
         conn.close()
         raise

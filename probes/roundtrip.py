@@ -17,7 +17,7 @@ from collections.abc import Iterable
 from probes.advertised import wait_time
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
-from probes.codec import ApiVersionRange
+from probes.codec import ApiVersionRange, ApiVersionsResponse
 from probes.kafka import KafkaConnection, KafkaProbeError
 from probes.results import RoundtripResult, TopicInfo
 
@@ -192,6 +192,24 @@ def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadli
     return None
 
 
+def count_brokers(bootstrap: str, *, settings: dict[str, str], deadline: Deadline,
+                  secrets: Iterable[str] = ()) -> int | None:
+    """How many brokers the cluster's metadata lists, asked through the client library (which logs in
+    where kdiag cannot); None when it does not answer within a few seconds."""
+    from confluent_kafka import KafkaException
+    from confluent_kafka.admin import AdminClient
+
+    collector = _LogCollector(secrets)
+    logger = _client_logger("kdiag.librdkafka.admin", collector)
+    admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
+    try:
+        return len(admin.list_topics(timeout=max(min(deadline.remaining(), 5.0), 0.1)).brokers) or None
+    except KafkaException:
+        return None
+    finally:
+        _silence(logger, collector)
+
+
 def _client_logger(name: str, collector: _LogCollector) -> logging.Logger:
     """A logger of its own for one librdkafka client, outside logging's registry: a long-running
     process (kdiag watch) makes one per probe, and registered loggers are never freed."""
@@ -234,7 +252,7 @@ def topic_state(conn: KafkaConnection, topic: str, *, timeout: float, auto_creat
 
 def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[TopicInfo], create: bool, bootstrap: str,
                  settings: dict[str, str], deadline: Deadline, secrets: Iterable[str] = (),
-                 brokers: int = 1) -> bool | RoundtripResult:
+                 brokers: int = 1, versions_before_login: ApiVersionsResponse | None = None) -> bool | RoundtripResult:
     """Make sure ``topic`` exists with a leader for every partition before the round trip.
 
     ``known``: the topics the metadata stage listed; ``create``: kdiag's own probe topic, created through the
@@ -244,12 +262,23 @@ def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[To
 
     The topic's replication factor follows the CreateTopics versions the broker offers on ``conn``
     (``probe_replication_factor``, over ``brokers`` advertised brokers); a broker with no CreateTopics is
-    left to create it on the Metadata request, as its own clients' first request would."""
+    left to create it on the Metadata request, as its own clients' first request would. Without ``conn``,
+    the versions the broker offered before a login kdiag cannot do itself (GSSAPI, OAUTHBEARER:
+    ``versions_before_login``) decide, the brokers counted by the client library that does log in; with
+    neither, -1."""
     existing = next((t for t in known if t.name == topic), None)
     if existing is not None and existing.partitions and all(p.leader_id >= 0 for p in existing.partitions):
         return False
-    offered = conn.api_versions.range_for(CREATE_TOPICS) if conn is not None and conn.api_versions else None
-    replication = probe_replication_factor(offered, brokers=brokers) if conn is not None else -1
+    if conn is not None:
+        offered = conn.api_versions.range_for(CREATE_TOPICS) if conn.api_versions else None
+        replication = probe_replication_factor(offered, brokers=brokers)
+    elif versions_before_login is not None:
+        offered = versions_before_login.range_for(CREATE_TOPICS)
+        if offered is not None and offered.max_version < BROKER_DEFAULT_REPLICATION_FROM and create:
+            brokers = count_brokers(bootstrap, settings=settings, deadline=deadline, secrets=secrets) or brokers
+        replication = probe_replication_factor(offered, brokers=brokers)
+    else:
+        replication = -1
     if replication is None:
         create = False  # no CreateTopics: Metadata with auto-creation allowed asks the broker instead
     created = False

@@ -21,6 +21,7 @@ from dataclasses import dataclass, replace
 
 from probes.certificates import decode_or_none, is_ip_address, name_in_certificate
 from probes.deadline import elapsed_ms
+from probes.hostport import hostport
 from probes.results import CertificateInfo, TlsResult
 from probes.tls_settings import TlsSettings, client_context
 
@@ -367,7 +368,7 @@ def _peer(sock: socket.socket) -> tuple[str | None, int | None]:
 
 def describe(result: TlsResult) -> str:
     """One line for a stage summary: how the handshake went and what the certificate says."""
-    where = f"{result.host}:{result.port}" if result.host else "?"
+    where = hostport(result.host, result.port) if result.host else "?"
     if result.ok:
         line = f"{result.version} {result.cipher} with {where}"
         cert = result.certificate

@@ -83,13 +83,15 @@ ENVIRONMENT = {
     "report_stdout": "KDIAG_REPORT_STDOUT", "report_dir": "KDIAG_REPORT_DIR",
     "report_dir_max_bytes": "KDIAG_REPORT_DIR_MAX_BYTES", "report_dir_max_files": "KDIAG_REPORT_DIR_MAX_FILES",
     "report_dir_max_age": "KDIAG_REPORT_DIR_MAX_AGE", "report_topic": "KDIAG_REPORT_TOPIC",
-    "report_bootstrap": "KDIAG_REPORT_BOOTSTRAP", "spool_dir": "KDIAG_SPOOL_DIR",
+    "report_bootstrap": "KDIAG_REPORT_BOOTSTRAP", "report_credentials": "KDIAG_REPORT_CREDENTIALS",
+    "spool_dir": "KDIAG_SPOOL_DIR",
     "spool_max_bytes": "KDIAG_SPOOL_MAX_BYTES", "spool_when_full": "KDIAG_SPOOL_WHEN_FULL",
     "probe_allow": "KDIAG_PROBE_ALLOW", "probe_credentials": "KDIAG_PROBE_CREDENTIALS",
     "probe_listener_scan": "KDIAG_PROBE_LISTENER_SCAN", "web_config_file": "KDIAG_WEB_CONFIG_FILE",
 }
 CLIENT_PREFIX = "KDIAG_CLIENT_"
-CREDENTIAL_PREFIX = "KDIAG_CRED_"  # KDIAG_CRED_<NAME>_<SETTING>: a --probe-credentials set's client settings
+CREDENTIAL_PREFIX = "KDIAG_CRED_"  # KDIAG_CRED_<NAME>_<SETTING>: a named set's client settings (--probe-credentials,
+#                                   --report-credentials)
 
 
 def _opt(name: str, *flags: str, metavar: str | None = None, help: str) -> typer.models.OptionInfo:  # noqa: A002
@@ -99,7 +101,12 @@ def _opt(name: str, *flags: str, metavar: str | None = None, help: str) -> typer
 
 ReportBootstrapOption = Annotated[str | None, _opt(
     "report_bootstrap", "--report-bootstrap", metavar="HOST:PORT",
-    help="The cluster of --report-topic (default: the one watched).")]
+    help="The cluster of --report-topic (default: the one watched). Another cluster is sent no credentials "
+    "of the watched one: give it its own with --report-credentials.")]
+ReportCredentialsOption = Annotated[str | None, _opt(
+    "report_credentials", "--report-credentials", metavar="NAME",
+    help="Produce the reports with the client settings KDIAG_CRED_<NAME>_<SETTING> (as KDIAG_CLIENT_*) instead "
+    "of the watched cluster's.")]
 IdleCheckOption = Annotated[str | None, _opt(
     "idle_check", "--idle-check", metavar="DURATION",
     help="Keep one connection idle across probes and ask on it again after this long (e.g. 5m): shows a NAT or "
@@ -167,6 +174,7 @@ def watch(
     report_topic: Annotated[str | None, _opt("report_topic", "--report-topic", metavar="TOPIC",
                                              help="Produce every report to TOPIC (needs --spool-dir).")] = None,
     report_bootstrap: ReportBootstrapOption = None,
+    report_credentials: ReportCredentialsOption = None,
     spool_dir: Annotated[str | None, _opt("spool_dir", "--spool-dir", metavar="DIR",
                                           help="Where reports wait while the topic is unreachable; also keeps the "
                                           "agent id.")] = None,
@@ -313,7 +321,8 @@ class WatchConfig:
     sinks: SinkConfig
     access: ProbeAccess
     web: WebConfig
-    client_settings: dict[str, str] = field(repr=False)
+    report_settings: dict[str, str] = field(repr=False)  # --report-topic's producer (configure_report_settings)
+    report_note: str | None = None  # said once in the start log
 
 
 def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, str] | None = None) -> WatchConfig:
@@ -347,8 +356,39 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
         roundtrip=not args.no_roundtrip, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, vantage_label=args.vantage or None,
     )
+    report_settings, report_note = configure_report_settings(args, sinks, targets, dict(settings.settings), access,
+                                                             env=env, environ=environ)
     return WatchConfig(probe, interval, idle_check, address, ready_when, log_format, args.vantage, sinks, access,
-                       web, dict(settings.settings))
+                       web, report_settings, report_note)
+
+
+def configure_report_settings(args: WatchArguments, sinks: SinkConfig, targets: tuple[Endpoint, ...],
+                              cluster: dict[str, str], access: ProbeAccess, *, env: Environment,
+                              environ: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
+    """The client settings ``--report-topic``'s producer uses, and a note for the start log: a named
+    set's (``--report-credentials``); the watched cluster's when the topic is on it; else the same
+    transport without a credential of the watched cluster (``--report-bootstrap`` names another)."""
+    from kdiag.watch.access import parse_set_name, report_cluster_settings
+
+    name = parse_set_name("--report-credentials", args.report_credentials) if args.report_credentials else None
+    if name is not None and sinks.topic is None:
+        raise UsageError("--report-credentials goes with --report-topic")
+    if sinks.topic is None:
+        return {}, None
+    if name is not None:
+        known = next((s for s in access.credential_sets if s.name == name), None)
+        if known is not None:
+            return dict(known.settings), None
+        chosen = credential_set_settings(name, environ, option="--report-credentials")
+        _check_security(chosen.settings)
+        env.scrub = env.scrub.adding(chosen.secrets)
+        return dict(chosen.settings), None
+    stripped = report_cluster_settings(sinks.topic_targets, targets, cluster)
+    if stripped == cluster:
+        return cluster, None
+    return stripped, (f"--report-bootstrap {','.join(str(t) for t in sinks.topic_targets)} is not the watched "
+                      f"cluster: the reports go there without its credentials (give that cluster's with "
+                      f"--report-credentials NAME and KDIAG_CRED_<NAME>_*)")
 
 
 def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], *, env: Environment,
@@ -367,14 +407,17 @@ def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], 
         _check_security(settings.settings)
         env.scrub = env.scrub.adding(settings.secrets)
         sets.append(CredentialSet(name, patterns, dict(settings.settings), settings.secrets))
+    named = {s.name for s in sets} | {(args.report_credentials or "").strip().upper()} - {""}
     orphan = next((v for v in sorted(environ) if v.startswith(CREDENTIAL_PREFIX)
-                   and not any(v.startswith(f"{CREDENTIAL_PREFIX}{s.name}_") for s in sets)), None)
+                   and not any(v.startswith(f"{CREDENTIAL_PREFIX}{name}_") for name in named)), None)
     if orphan is not None:
-        raise UsageError(f"{orphan}: no --probe-credentials NAME=PATTERN names its set")
+        raise UsageError(f"{orphan}: neither --probe-credentials NAME=PATTERN nor --report-credentials NAME names "
+                         f"its set")
     return ProbeAccess(targets, allow, tuple(sets), bool(args.probe_listener_scan))
 
 
-def credential_set_settings(name: str, environ: Mapping[str, str]) -> ClientSettings:
+def credential_set_settings(name: str, environ: Mapping[str, str], *,
+                            option: str = "--probe-credentials") -> ClientSettings:
     """A named set's client settings: ``KDIAG_CRED_<NAME>_COMMAND_CONFIG`` (a client.properties), then
     ``KDIAG_CRED_<NAME>_<SETTING>`` and ``…_<SETTING>_FILE`` as for ``KDIAG_CLIENT_``."""
     from kdiag.clientconfig import load_client_settings
@@ -383,7 +426,7 @@ def credential_set_settings(name: str, environ: Mapping[str, str]) -> ClientSett
     config_file = environ.get(prefix + "COMMAND_CONFIG")
     variables = {k: v for k, v in environ.items() if k.startswith(prefix) and k != prefix + "COMMAND_CONFIG"}
     if not variables and config_file is None:
-        raise UsageError(f"--probe-credentials {name}: no {prefix}<SETTING> variable gives the set's settings")
+        raise UsageError(f"{option} {name}: no {prefix}<SETTING> variable gives the set's settings")
     return load_client_settings(client_options_from_environment(variables, prefix=prefix), config_file)
 
 
@@ -434,7 +477,7 @@ def build_sinks(config: WatchConfig, *, env: Environment, log: AgentLog, identit
         spool = Spool(wanted.spool_dir, max_bytes=wanted.spool_max_bytes, when_full=wanted.when_full, stats=stats,
                       log=log.warning)
         sinks.append(TopicSink(wanted.topic, bootstrap=",".join(str(t) for t in wanted.topic_targets),
-                               settings=dict(config.client_settings), key=identity.id, spool=spool, stats=stats,
+                               settings=dict(config.report_settings), key=identity.id, spool=spool, stats=stats,
                                log=log.warning, scrub=env.scrub))
     return sinks
 
@@ -471,7 +514,8 @@ def start(config: WatchConfig, *, env: Environment, stop: threading.Event, exit_
     try:
         server = bind(config.address, settings=HttpSettings(config.interval, config.probe.timeout, config.ready_when),
                       state=state, registry=metrics.registry, probe_options=replace(config.probe), probe=run_probe,
-                      scrub=env.scrub, access=config.access, web=config.web)
+                      scrub=env.scrub, access=config.access, web=config.web,
+                      count_probe_request=metrics.count_probe_request)
     except UsageError:
         _close_sinks(sinks, SHUTDOWN_BUDGET)
         raise
@@ -511,6 +555,8 @@ def _log_started(config: WatchConfig, log: AgentLog, identity: AgentIdentity, si
               + (f"(kept in {identity.path})" if identity.persistent else "(new per process)")
               + f"; sinks: {', '.join(s.name for s in sinks) or 'none'}",
               agent_id=identity.id, listen=shown, vantage=config.vantage)
+    if config.report_note is not None:
+        log.warning(config.report_note)
 
 
 def _check_security(settings: dict[str, str]) -> None:

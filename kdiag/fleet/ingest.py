@@ -288,18 +288,37 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     from pyspark.errors import StreamingQueryException
 
     query = writer.start()
-    previous = signal.signal(signal.SIGTERM, lambda *_: query.stop())
     try:
-        query.awaitTermination()
-    except KeyboardInterrupt:
-        query.stop()
+        run_until_stopped(query)
     except StreamingQueryException as exc:
         raise FleetError(f"the ingest stopped: {str(exc).strip().splitlines()[0][:500]}") from None
-    finally:
-        signal.signal(signal.SIGTERM, previous)
     say("compacting small files")
     compacted = compact(table, below=committed(table) + 1, at_least=2)  # a batch stopped half-way stays apart
     return IngestResult(totals["batches"], totals["reports"], totals["rejected"], compacted)
+
+
+STOP_POLL = 1.0
+"""Seconds between two looks at whether SIGTERM or SIGINT asked the ingest to stop."""
+
+
+def run_until_stopped(query: Any) -> None:
+    """Waits for ``query`` to end (``--once``: when the sources are read), or stops it on SIGTERM or
+    SIGINT. The signal only sets a flag: stopping the query from the handler would call into Spark's
+    JVM on the thread that is already waiting on it there, which breaks Py4J's connection (the run
+    then ends in a Py4JError instead of compacting and exiting 0), and a KeyboardInterrupt raised
+    inside that wait does the same; so the wait is in short slices and the stop comes between them."""
+    import threading
+
+    asked = threading.Event()
+    handlers = {number: signal.signal(number, lambda *_: asked.set()) for number in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while not query.awaitTermination(STOP_POLL):
+            if asked.is_set():
+                query.stop()
+                return
+    finally:
+        for number, previous in handlers.items():
+            signal.signal(number, previous)
 
 
 def _absolute(path: str) -> str:

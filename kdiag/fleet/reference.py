@@ -177,11 +177,12 @@ def findings_table(facts: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def broker_failure(broker: dict[str, Any]) -> str | None:
-    """The first status that is not ok of DNS, TCP and Kafka; None when all three are ok."""
+    """The first status that is not ok of DNS, TCP and Kafka (``missing`` when a step has none, as the
+    Spark job and DuckDB read it); None when all three are ok."""
     for part in ("dns", "tcp", "kafka"):
         status = (broker.get(part) or {}).get("status")
         if status != "ok":
-            return status
+            return "missing" if status is None else status
     return None
 
 

@@ -435,7 +435,7 @@ def loopback_specs(
     if len(ports) != 2 * count or len(set(ports)) != len(ports):
         raise ValueError(f"loopback_specs({count}) needs {2 * count} distinct ports, got {list(ports)}")
     client_ports, controller_ports = ports[:count], ports[count:]
-    voters = ",".join(f"{node}@{host}:{port}" for node, port in enumerate(controller_ports, start=1))
+    voters = ",".join(f"{node}@{hostport(host, port)}" for node, port in enumerate(controller_ports, start=1))
     specs = []
     for node_id, client_port, controller_port in zip(range(1, count + 1), client_ports, controller_ports):
         listener = Listener("PLAINTEXT", host, client_port)

@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Sequence
 
 from kdiag.catalog import CatalogEntry
-from kdiag.render import Format
+from kdiag.render.formats import Format, draw
 
 SCHEMA = "kdiag.findings/1"
 
@@ -28,11 +28,15 @@ def raised_by_text(entry: CatalogEntry) -> str:
 
 
 def render_catalog(entries: Sequence[CatalogEntry], fmt: Format, *, width: int = 100) -> str:
-    fmt = Format(fmt)
-    if fmt is Format.JSON:
-        return json.dumps({"schema": SCHEMA, "findings": [_entry_json(e) for e in entries]}, indent=2) + "\n"
-    if fmt is Format.MARKDOWN:
-        return _markdown(entries)
+    """Through ``draw``, as every view: the text and Markdown from the entries made displayable."""
+    return draw(tuple(entries), fmt, as_json=_json, as_text=_text, as_markdown=_markdown, width=width)
+
+
+def _json(entries: Sequence[CatalogEntry]) -> str:
+    return json.dumps({"schema": SCHEMA, "findings": [_entry_json(e) for e in entries]}, indent=2) + "\n"
+
+
+def _text(entries: Sequence[CatalogEntry], width: int, _color: bool) -> str:
     if len(entries) == 1:
         return _text_detail(entries[0], width)
     id_width = max(len(e.id) for e in entries)

@@ -25,7 +25,7 @@ from __future__ import annotations
 import fnmatch
 import ipaddress
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 
 from kdiag.secrets import redact, without_credentials
@@ -118,6 +118,14 @@ class CredentialSet:
         return all(any(p.matches(t) for p in self.patterns) for t in targets)
 
 
+def parse_set_name(option: str, text: str) -> str:
+    """A credential set's name (letters and digits), upper-cased as its ``KDIAG_CRED_<NAME>_*`` are."""
+    if not _SET_NAME.fullmatch(text.strip()):
+        raise UsageError(f"{option} takes a set NAME of letters and digits (its settings are KDIAG_CRED_<NAME>_*), "
+                         f"not {text!r}")
+    return text.strip().upper()
+
+
 def parse_credential_binding(text: str) -> tuple[str, tuple[HostPattern, ...]]:
     """``NAME=PATTERN[,PATTERN...]``: the set's name (letters and digits) and its patterns."""
     name, equals, patterns = text.strip().partition("=")
@@ -173,6 +181,16 @@ def advertised_endpoints(report: Report | None) -> tuple[Endpoint, ...]:
     if report is None or report.cluster is None:
         return ()
     return tuple(Endpoint(b.host, b.port) for b in report.cluster.brokers)
+
+
+def report_cluster_settings(report: Iterable[Endpoint], watched: Iterable[Endpoint],
+                            settings: Mapping[str, str]) -> dict[str, str]:
+    """The watched cluster's ``settings`` for a report topic on ``report``'s endpoints: all of them
+    when every one is a watched bootstrap endpoint, else the same transport without a credential."""
+    known = {_key(e) for e in watched}
+    if all(_key(e) in known for e in report):
+        return dict(settings)
+    return without_credentials(settings)
 
 
 def _key(endpoint: Endpoint) -> tuple[str, int]:

@@ -65,7 +65,8 @@ class WatchServer(ThreadingHTTPServer):
     def __init__(self, address: tuple[str, int], *, settings: HttpSettings, state: AgentState,
                  registry: CollectorRegistry, probe_options: BootstrapOptions,
                  probe: Callable[[BootstrapOptions], Report], scrub: Callable[[str], str],
-                 access: ProbeAccess | None = None, web: WebConfig | None = None) -> None:
+                 access: ProbeAccess | None = None, web: WebConfig | None = None,
+                 count_probe_request: Callable[[str], None] = lambda answer: None) -> None:
         self.address_family = socket.AF_INET6 if ":" in address[0] else socket.AF_INET
         web = web or WebConfig()
         self.tls = TlsContexts(web.tls) if web.tls is not None else None
@@ -79,6 +80,7 @@ class WatchServer(ThreadingHTTPServer):
         self.probe_options = probe_options
         self.access = access if access is not None else ProbeAccess(probe_options.targets)
         self.probe = probe
+        self.count_probe_request = count_probe_request  # kdiag_probe_requests_total{answer}
         self.scrub = scrub
         self.probe_slots = threading.BoundedSemaphore(PROBE_CONCURRENCY)
         super().__init__(address, _Handler)
@@ -223,21 +225,25 @@ class _Handler(BaseHTTPRequestHandler):
 
         targets = query.get("target") or []
         if len(targets) != 1:
+            self.server.count_probe_request("bad_request")
             self.answer(400, "give one target: /probe?target=HOST:PORT[,HOST:PORT...]\n")
             return
         try:
             endpoints = parse_bootstrap(targets[0])
         except UsageError as exc:
+            self.server.count_probe_request("bad_request")
             self.answer(400, self.server.scrub(f"bad target: {exc}\n"))
             return
         server = self.server
         decision = server.access.decide(endpoints, advertised=advertised_endpoints(server.state.snapshot().report))
         if not decision.allowed:  # refused before any name is resolved or any connection opened
+            server.count_probe_request("forbidden")
             self.answer(403, f"forbidden: {decision.refused} is not a host of the watched cluster and matches no "
                              "--probe-allow pattern\n")
             return
         timeout = self.scrape_timeout()
         if not self.server.probe_slots.acquire(blocking=False):
+            server.count_probe_request("busy")
             self.answer(503, f"{PROBE_CONCURRENCY} probes are running already\n")
             return
         try:
@@ -247,6 +253,7 @@ class _Handler(BaseHTTPRequestHandler):
             outcome = runner.run(lambda: self.server.probe(options), timeout=timeout)
         finally:
             self.server.probe_slots.release()
+        server.count_probe_request("probed")
         if outcome.status == "done":
             registry = probe_registry(outcome.value, outcome.seconds)
         else:

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from kdiag.sinks import Sink
 
 PROBE_RESULTS = ("success", "failure", "overrun", "error", "busy")
+PROBE_ANSWERS = ("probed", "forbidden", "bad_request", "busy")
 DURATION_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0, 60.0)
 
 def catalog_severities() -> dict[str, str]:
@@ -96,9 +97,18 @@ class AgentMetrics:
                               "busy (skipped: an overrun probe still runs).", ["result"], registry=self.registry)
         for result in PROBE_RESULTS:
             self.probes.labels(result)
+        self.probe_requests = Counter(
+            "kdiag_probe_requests", "Requests to /probe, by answer: probed (200), forbidden (403: a target outside "
+            "the watched cluster and --probe-allow, refused before any connection), bad_request (400), busy (503: "
+            "as many probes as allowed already run).", ["answer"], registry=self.registry)
+        for answer in PROBE_ANSWERS:
+            self.probe_requests.labels(answer)
         self.duration = Histogram("kdiag_probe_duration_seconds", "How long each probe of the loop took.",
                                   buckets=DURATION_BUCKETS, registry=self.registry)
         self.registry.register(_StateCollector(state, list(sinks), catalog_severities()))
+
+    def count_probe_request(self, answer: str) -> None:
+        self.probe_requests.labels(answer).inc()
 
     def observe(self, result: str, seconds: float | None) -> None:
         self.probes.labels(result).inc()

@@ -96,10 +96,10 @@ def _fix(report: Report, used: Endpoint, brokers: tuple[BrokerReport, ...]) -> s
         blocks.append(property_lines(broker.node_id, [
             ("listeners", f"INTERNAL://:{broker.port},EXTERNAL://:{port}"),
             ("advertised.listeners", f"INTERNAL://<broker {broker.node_id}'s own address>:{broker.port},"
-                                     f"EXTERNAL://{used.host}:{port}"),
+                                     f"EXTERNAL://{hostport(used.host, port)}"),
             ("listener.security.protocol.map", f"INTERNAL:{protocol},EXTERNAL:{protocol}"),
             ("inter.broker.listener.name", "INTERNAL")],
-            comment=f"the balancer forwards {used.host}:{port} to broker {broker.node_id} only"))
+            comment=f"the balancer forwards {hostport(used.host, port)} to broker {broker.node_id} only"))
     ports = join_words(range(base, base + len(brokers)))
     text = [f"Kafka needs one address per broker. Keep {hostport(used.host, used.port)} for the bootstrap if you "
             f"like, and add one listener (port) per broker on the balancer, each forwarding to that broker only "

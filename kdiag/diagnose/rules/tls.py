@@ -146,7 +146,7 @@ def _tls_unexpected(report: Report) -> tuple[Finding, ...]:
             tls_port = free_port_base(report, 1)
             broker_side = property_lines(None, [
                 ("listeners", f"{plain}://0.0.0.0:{port},{secure}://0.0.0.0:{tls_port}"),
-                ("advertised.listeners", f"{plain}://{host}:{port},{secure}://{host}:{tls_port}"),
+                ("advertised.listeners", f"{plain}://{hostport(host, port)},{secure}://{hostport(host, tls_port)}"),
                 ("listener.security.protocol.map", f"{plain}:{plain},{secure}:{secure}"),
                 ("ssl.keystore.type", "PEM"),
                 ("ssl.keystore.location", "<the broker's private key and certificate chain, PEM>"),

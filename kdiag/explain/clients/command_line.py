@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.sightings import ANY, Fact, Item, Pattern, ScanState, bootstrap_facts, registrar
+from probes.hostport import hostport
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -38,7 +39,7 @@ def _kafka_python_bootstrapping(m: re.Match[str], scan: ScanState) -> Iterator[I
         yield from bootstrap_facts(m.group("hp"))
         return
     for host, port in re.findall(r"\('([^']+)', (\d{1,5})", m.group("tuples")):
-        yield from bootstrap_facts(f"{host}:{port}")
+        yield from bootstrap_facts(hostport(host, port))
 
 
 @pattern("cli.broker_list", ANY, "--broker-list", r"--broker-list[ =](?P<list>\S+)",

@@ -78,6 +78,13 @@ def test_reachability_counts_attempts_successes_and_the_dominant_failure() -> No
     assert row["connect_p50_ms"] == 2.0
 
 
+def test_a_broker_step_without_a_status_is_a_failure_named_missing_as_spark_and_duckdb_read_it() -> None:
+    unfinished = {"node_id": 1, "host": "b1", "port": 9092, "dns": {"status": "ok"},
+                  "tcp": {"status": "ok", "duration_ms": 2.0}}  # no kafka step: not a success
+    [row] = analyze_records([report(0, "a", brokers=[unfinished])])["reachability"]
+    assert (row["successes"], row["dominant_failure"]) == (0, "missing")
+
+
 def test_lines_that_are_not_reports_are_counted_sampled_and_scrubbed() -> None:
     records = [("f", "sasl.password=hunter2 oops"), ("f", "[1]"), ("f", '{"schema": "kdiag.report/9"}'),
                ("f", '{"schema": "kdiag.report/1", "bootstrap": []}')]

@@ -32,3 +32,20 @@ def test_no_other_module_brackets_a_host_itself() -> None:
               for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
               if re.search(r"""f["'].*\[\{[^}]+\}\](:\{|["'] if ["']:["'] in)""", line)]
     assert copies == []
+
+
+def test_no_module_writes_a_host_and_port_unbracketed() -> None:
+    """``f"{host}:{port}"`` (or ``{x.host}:{x.port}``) writes ``::1:9092`` for an IPv6 literal: a
+    reader cannot tell the port from the address. Each such place calls ``hostport`` instead."""
+    unbracketed = [f"{path.relative_to(REPO)}:{number}"
+                   for root in ("kdiag", "probes") for path in sorted((REPO / root).rglob("*.py"))
+                   for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1)
+                   if re.search(r"""f["'][^"']*\{(\w+\.)*host\}:\{(\w+\.)*port\}""", line)]
+    assert unbracketed == []
+
+
+def test_a_tls_handshake_with_an_ipv6_literal_names_it_bracketed() -> None:
+    from probes.results import TlsResult
+    from probes.tls import describe
+
+    assert "with [::1]:9093" in describe(TlsResult("ok", host="::1", port=9093, version="TLSv1.3", cipher="X"))

@@ -79,6 +79,11 @@ def test_a_target_outside_the_allow_list_is_403_and_no_connection_is_started() -
             assert status == 403 and "--probe-allow" in body
             assert sidecar.get("/probe?target=kafka.attacker.example:9092")[0] == 403
             assert sidecar.get(f"/probe?target={cluster.endpoint},{elsewhere.endpoint}")[0] == 403
+            assert sidecar.get("/probe?target=no-port:x")[0] == 400
+            scraped = sidecar.get("/metrics")[1]  # an attempt to use the sidecar as a prober shows on a graph
+            assert metric(scraped, 'kdiag_probe_requests_total{answer="forbidden"}') == 3
+            assert metric(scraped, 'kdiag_probe_requests_total{answer="bad_request"}') == 1
+            assert metric(scraped, 'kdiag_probe_requests_total{answer="probed"}') == 0
         assert elsewhere.connections == 0  # answered before any connection: nothing was ever accepted
         with Sidecar([cluster.endpoint, "--probe-allow", "127.0.0.2/32"], environ=sasl("PLAIN")) as sidecar:
             assert sidecar.get(f"/probe?target={elsewhere.endpoint}")[0] == 200

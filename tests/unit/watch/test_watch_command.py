@@ -101,7 +101,7 @@ def test_client_settings_and_secret_files_from_the_environment(tmp_path) -> None
     ({"KDIAG_PROBE_CREDENTIALS": "staging"}, "--probe-credentials takes NAME=PATTERN"),
     ({"KDIAG_PROBE_CREDENTIALS": "staging=*.staging"}, "--probe-credentials STAGING: no KDIAG_CRED_STAGING_"),
     ({"KDIAG_PROBE_CREDENTIALS": "a=x b=y", "KDIAG_CRED_A_SASL_USERNAME": "u", "KDIAG_CRED_B_SASL_USERNAME": "u",
-      "KDIAG_CRED_C_SASL_PASSWORD": "hunter22"}, "KDIAG_CRED_C_SASL_PASSWORD: no --probe-credentials"),
+      "KDIAG_CRED_C_SASL_PASSWORD": "hunter22"}, "KDIAG_CRED_C_SASL_PASSWORD: neither --probe-credentials"),
     ({"KDIAG_PROBE_CREDENTIALS": "a=x a=y", "KDIAG_CRED_A_SASL_USERNAME": "u"}, "names the set A twice"),
     ({"KDIAG_PROBE_CREDENTIALS": "a=x", "KDIAG_CRED_A_SASL_PASSWD": "hunter22"}, "no librdkafka setting is called"),
     ({"KDIAG_PROBE_CREDENTIALS": "a=x", "KDIAG_CRED_A_SECURITY_PROTOCOL": "SASL_SSL",
