@@ -1,0 +1,89 @@
+"""The classes of output that cases outside the corpus brought and explain missed, each read by class: lines written
+from the clients' and the broker's sources (what they print), never copied from a case."""
+
+from __future__ import annotations
+
+import pytest
+
+from kdiag.explain.engine import explain_text
+
+
+def found(text: str) -> list[tuple[str, str]]:
+    return [(f.id, f.severity) for f in explain_text(text).findings]
+
+
+# --- 1. a name that does not resolve, and no line says whose -------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "OSError: [Errno -2] Name or service not known",  # asyncio / aiokafka re-raise getaddrinfo's error so
+    "[Errno -3] Temporary failure in name resolution",
+    "WARNING:kafka.client:Unable to resolve kafka:29092 -- [Errno 8] nodename nor servname provided, or not known",
+    "kafka.errors.KafkaConnectionError: [Errno 11001] getaddrinfo failed",  # Windows
+])
+def test_a_resolver_error_without_its_exceptions_name_gives_both_readings_hedged(line):
+    assert sorted(found(line)) == [("ADVERTISED_UNRESOLVABLE", "warning"), ("BOOTSTRAP_UNRESOLVABLE", "warning")]
+
+
+def test_a_family_that_names_the_host_still_decides_the_role():
+    assert found('ERROR:aiokafka:Unable connect to "kafka:9092": [Errno -2] Name or service not known') == [
+        ("BOOTSTRAP_UNRESOLVABLE", "error")]
+
+
+# --- 2. one advertised address for every broker, seen only in the brokers' or an operator's output ------------
+
+
+@pytest.mark.parametrize("text", [
+    # the brokers' configuration dumps, one per replica (compose heads on each line)
+    "kafka-0  | [2024-05-01 10:00:00,000] INFO KafkaConfig values:\nkafka-0  | \tadvertised.listeners = "
+    "PLAINTEXT://kafka.example.com:9092\nkafka-0  | \tbroker.id = 0\nkafka-0  | \tnode.id = 0\n"
+    "kafka-1  | [2024-05-01 10:00:01,000] INFO KafkaConfig values:\nkafka-1  | \tadvertised.listeners = "
+    "PLAINTEXT://kafka.example.com:9092\nkafka-1  | \tbroker.id = 1\nkafka-1  | \tnode.id = 1\n",
+    # a chart's or a compose file's environment, the id before or after the listeners
+    "- KAFKA_CFG_NODE_ID=0\n- KAFKA_CFG_ADVERTISED_LISTENERS=PLAINTEXT://my-kafka.default.svc.cluster.local:9092\n"
+    "- KAFKA_CFG_ADVERTISED_LISTENERS=PLAINTEXT://my-kafka.default.svc.cluster.local:9092\n- KAFKA_CFG_NODE_ID=1\n",
+    # ZooKeeper mode's registration
+    "INFO Registered broker 1 at path /brokers/ids/1 with addresses: PLAINTEXT://kafka:9092, czxid (broker epoch): 25\n"
+    "INFO Registered broker 2 at path /brokers/ids/2 with addresses: PLAINTEXT://kafka:9092, czxid (broker epoch): 27\n",
+    # KRaft's controller; its own CONTROLLER listener is not one clients are given
+    "INFO Replayed RegisterBrokerRecord(brokerId=1, incarnationId=x, brokerEpoch=5, endPoints=[BrokerEndpoint("
+    "name='PLAINTEXT', host='kafka-lb', port=9092, securityProtocol=0), BrokerEndpoint(name='CONTROLLER', "
+    "host='kafka-1', port=9093, securityProtocol=0)], features=[])\n"
+    "INFO Replayed RegisterBrokerRecord(brokerId=2, incarnationId=y, brokerEpoch=6, endPoints=[BrokerEndpoint("
+    "name='PLAINTEXT', host='kafka-lb', port=9092, securityProtocol=0)], features=[])\n",
+], ids=["config-dumps", "environment", "zookeeper-registration", "kraft-registration"])
+def test_several_brokers_at_one_advertised_address_in_broker_or_operator_output_is_advertised_duplicate(text):
+    assert ("ADVERTISED_DUPLICATE", "error") in found(text)
+
+
+def test_brokers_each_with_their_own_address_are_no_duplicate():
+    text = ("INFO KafkaConfig values:\n\tadvertised.listeners = PLAINTEXT://broker1:9092\n\tbroker.id = 1\n"
+            "\tnode.id = 1\nINFO KafkaConfig values:\n\tadvertised.listeners = PLAINTEXT://broker2:9092\n"
+            "\tbroker.id = 2\n\tnode.id = 2\n")
+    assert found(text) == []
+
+
+# --- 3. TLS on one side only, in a Go client that says only EOF or an alert -----------------------------------
+
+
+def test_a_go_clients_bare_eof_is_a_tls_mismatch_either_way_hedged():
+    readings = found("Error: kafka: client has run out of available brokers to talk to: EOF")
+    assert ("TLS_UNEXPECTED", "warning") in readings and ("TLS_EXPECTED", "warning") in readings
+    assert all(severity == "warning" for _, severity in readings)
+
+
+def test_sarama_sending_its_first_request_into_a_closed_handshake_is_tls_on_a_plaintext_listener():
+    line = "[sarama] 2024/05/01 10:00:00 Error while sending ApiVersionsRequest to broker kafka:9093: EOF"
+    assert found(line)[0][0] == "TLS_UNEXPECTED"
+
+
+@pytest.mark.parametrize("alert, finding_id", [("certificate required", "TLS_CLIENT_CERT_REQUIRED"),
+                                               ("bad certificate", "TLS_CLIENT_CERT_REQUIRED"),
+                                               ("unknown certificate authority", "TLS_CLIENT_CERT_REJECTED")])
+def test_a_listeners_alert_in_gos_words_is_about_the_clients_certificate(alert, finding_id):
+    assert found(f"[sarama] Failed to connect to broker kafka:9093: remote error: tls: {alert}") == [(finding_id, "error")]
+
+
+def test_a_bare_handshake_failure_alert_is_only_a_reading():
+    readings = found("failed to dial: failed to open connection to kafka:9093: remote error: tls: handshake failure")
+    assert readings and all(severity == "warning" for _, severity in readings)
