@@ -267,6 +267,9 @@ class ScanState:
     kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     client_certificate: bool = False  # the log shows the client configured a certificate or keystore
+    config_id: int | None = None  # a broker configuration's id waiting for its listeners (clients.broker_configs)
+    config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
+    config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,
