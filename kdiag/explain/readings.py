@@ -27,7 +27,8 @@ from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.observations import Facts, Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA
+from kdiag.explain.sightings import (ADVERTISED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, GO,
+                                     NOT_IN_METADATA)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -95,15 +96,18 @@ def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Findi
             hedged(other, OR, said.format(other=primary.id), readings=readings, role=None)]
 
 
-def closing_readings(facts: Facts) -> list[str]:
+def closing_readings(facts: Facts, client: str = "") -> list[str]:
     """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
     the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
-    request and dropped); a client that authenticates is refused, not missing SASL."""
+    request and dropped); a client that authenticates is refused, not missing SASL. A Go client (Sarama,
+    segmentio, franz-go) or a line any client prints (a bare EOF, a reset) says the same words whichever side
+    spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext listener is a reading too."""
     sasl = "SASL_AUTH_FAILED" if facts.sasl else "SASL_REQUIRED"
     if facts.tls:
         return ["TLS_UNEXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
-    return [sasl, "TLS_EXPECTED", "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
-        ["TLS_EXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
+    either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
+    return [sasl, "TLS_EXPECTED", *either_way, "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
+        ["TLS_EXPECTED", sasl, *either_way, "BROKER_CLOSED_CONNECTION"]
 
 
 def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
