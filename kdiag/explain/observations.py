@@ -115,9 +115,11 @@ class Facts:
     security: str | None = None  # the security.protocol the client's configuration in the paste shows
     tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
+    listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
+    listener_tls: bool = False  # ... a TLS listener
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -142,6 +144,10 @@ class Facts:
             self.sasl_settings = True
         elif fact.kind == "tls":
             self.tls_switch = True
+        elif fact.kind == "listener_sasl":
+            self.listener_sasl = True
+        elif fact.kind == "listener_tls":
+            self.listener_tls = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

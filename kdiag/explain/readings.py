@@ -115,13 +115,49 @@ def closed_connection(subject: Subject, context: Context, built: dict[str, Findi
     client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one."""
     ids = list(built)
     confirm = context.confirm(fallback=subject.endpoint)
-    settings = (" The paste shows the client's TLS switch on, so a plaintext listener dropping its handshake is the "
-                "likely reading." if context.facts.tls else "")
+    likely, why = listener_hints(subject, context.facts)
+    likely &= set(ids)
+    verb = "is the likely reading" if len(likely) == 1 else "are the likely readings"
+    settings = f" {why}, so {join_words(sorted(likely))} {verb}." if likely else ""
     words = ("The client says only that the broker closed the connection after its first request, and a listener "
              f"does that for more than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on "
              "the client's machine decides (it reads the listener's first answer itself).")
-    return [hedged(finding_, LIKELY if context.facts.tls and finding_.id == "TLS_UNEXPECTED" else MAYBE, words,
-                   readings=ids) for finding_ in built.values()]
+    return [hedged(finding_, LIKELY if finding_.id in likely else MAYBE, words, readings=ids)
+            for finding_ in built.values()]
+
+
+# Managed services whose listeners are known by port: MSK's TLS (9094), SASL/SCRAM (9096) and IAM (9098) listeners
+# all speak TLS, the latter two SASL; Confluent Cloud's only listener is SASL_SSL.
+_MANAGED_PORTS = {9094: ("TLS_EXPECTED",), 9096: ("TLS_EXPECTED", "SASL_REQUIRED"), 9098: ("TLS_EXPECTED", "SASL_REQUIRED")}
+
+
+def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
+    """The closed-connection readings the paste makes likely, and why: the client's TLS switch on (a plaintext
+    listener dropped the handshake), the broker's side showing a SASL or TLS listener, or a managed service's
+    address whose listeners are known."""
+    if facts.tls:
+        return {"TLS_UNEXPECTED"}, "The paste shows the client's TLS switch on"
+    likely: set[str] = set()
+    reasons = []
+    host = (subject.host or "").lower()
+    if host.endswith(".confluent.cloud"):
+        likely |= {"TLS_EXPECTED", "SASL_REQUIRED"}
+        reasons.append("Confluent Cloud's listeners are SASL_SSL")
+    elif host.endswith(".amazonaws.com") and subject.port in _MANAGED_PORTS:
+        likely |= set(_MANAGED_PORTS[subject.port])
+        reasons.append(f"an MSK listener on port {subject.port} speaks {'SASL over TLS' if subject.port != 9094 else 'TLS'}")
+    if facts.listener_sasl:
+        likely.add("SASL_REQUIRED")
+        reasons.append("the broker's side of the paste shows a SASL listener")
+    if facts.listener_tls and facts.tls is None:
+        likely.add("TLS_EXPECTED")
+        reasons.append("the broker's side of the paste shows a TLS listener")
+    if facts.sasl and "SASL_REQUIRED" in likely:  # a client that authenticates is refused, not missing SASL
+        likely = (likely - {"SASL_REQUIRED"}) | {"SASL_AUTH_FAILED"}
+    if facts.tls is False:
+        likely.discard("TLS_UNEXPECTED")
+    said = join_words(reasons)
+    return likely, said[:1].upper() + said[1:]
 
 
 CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)

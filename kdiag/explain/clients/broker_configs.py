@@ -49,6 +49,25 @@ def _paired(scan: ScanState) -> Iterator[Item]:
     scan.config_paired, scan.config_id, scan.config_listeners = node_id, None, None
 
 
+@pattern("broker.protocol_map", BROKER, "ROTOCOL_MAP",
+         r"\bKAFKA_(?:CFG_)?LISTENER_SECURITY_PROTOCOL_MAP\"?\s*[=:]\s*[\"']?(?P<value>[^\s\"']+)",
+         "KAFKA_LISTENER_SECURITY_PROTOCOL_MAP: INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL")
+@pattern("broker.protocol_map_property", BROKER, "protocol.map",
+         r"\blistener\.security\.protocol\.map\s*[=:]\s*(?P<value>\S+)",
+         "\tlistener.security.protocol.map = INTERNAL:PLAINTEXT,EXTERNAL:SASL_SSL")
+def _protocol_map(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _listener_protocols(re.findall(r"[:,](SASL_SSL|SASL_PLAINTEXT|SSL|PLAINTEXT)\b", m.group("value")))
+
+
+def _listener_protocols(protocols: list[str]) -> Iterator[Item]:
+    """What the cluster's listeners want, as a hint for a connection the client only says was closed: a listener
+    with SASL (``listener_sasl``), one with TLS (``listener_tls``)."""
+    if any(p.startswith("SASL_") for p in protocols):
+        yield Fact("listener_sasl")
+    if any(p.endswith("SSL") for p in protocols):
+        yield Fact("listener_tls")
+
+
 @pattern("broker.advertised_listeners", BROKER, "advertised.listeners",
          r"\badvertised\.listeners\s*[=:]\s*(?P<value>\S+)", "\tadvertised.listeners = PLAINTEXT://kafka:9092")
 @pattern("broker.advertised_listeners_env", BROKER, "ADVERTISED_LISTENERS",
@@ -56,6 +75,7 @@ def _paired(scan: ScanState) -> Iterator[Item]:
          "KAFKA_CFG_ADVERTISED_LISTENERS=PLAINTEXT://kafka-0.kafka-headless.default.svc.cluster.local:9092")
 def _advertised_listeners(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     endpoints = _endpoints(m.group("value"))
+    yield from _listener_protocols([name.upper() for name in re.findall(r"([A-Za-z_]+)://", m.group("value"))])
     if endpoints:
         scan.config_listeners = tuple(endpoints)
         yield from _paired(scan)

@@ -141,6 +141,7 @@ def _broken_pipe(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("node.econnreset", ANY, "ECONNRESET", r"\b(?:read ECONNRESET|write EPIPE|ECONNRESET)\b",
          "KafkaJSConnectionError: Connection error: read ECONNRESET")
+@pattern("node.epipe", ANY, "EPIPE", r"\bwrite EPIPE\b", "KafkaJSConnectionError: Connection error: write EPIPE")
 def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
 

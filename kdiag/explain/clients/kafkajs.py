@@ -101,7 +101,7 @@ def _kafkajs_certificate_name(m: re.Match[str], scan: ScanState) -> Iterator[Ite
 # A listener that wants TLS (plaintext bytes end its handshake) and one that wants SASL (a Kafka request
 # before authentication) both just close; kafkajs says only this, for either.
 @pattern("kafkajs.connection_closed", KAFKAJS, "Closed connection",
-         r"KafkaJS\w*Error: Closed connection|\[BrokerPool\] Closed connection",
+         r"KafkaJS\w*: Closed connection|\[BrokerPool\] Closed connection",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.663Z","logger":"kafkajs","message":"[BrokerPool] Closed '
          'connection","retryCount":0,"retryTime":354}')
 def _kafkajs_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:

@@ -87,3 +87,42 @@ def test_a_listeners_alert_in_gos_words_is_about_the_clients_certificate(alert, 
 def test_a_bare_handshake_failure_alert_is_only_a_reading():
     readings = found("failed to dial: failed to open connection to kafka:9093: remote error: tls: handshake failure")
     assert readings and all(severity == "warning" for _, severity in readings)
+
+
+# --- 4. SASL required and not configured, where the client reports only a closed connection ----------------
+
+
+def _titles(text: str) -> dict[str, str]:
+    return {f.id: f.title for f in explain_text(text).findings}
+
+
+def test_a_closed_connection_to_an_msk_sasl_port_makes_sasl_and_tls_the_likely_readings():
+    titles = _titles("failed to dial: failed to open connection to b-1.c.kafka.us-east-1.amazonaws.com:9096: EOF")
+    assert titles["SASL_REQUIRED"].startswith("Likely: ") and titles["TLS_EXPECTED"].startswith("Likely: ")
+    assert titles["BROKER_CLOSED_CONNECTION"].startswith("Maybe: ")
+
+
+def test_a_sasl_listener_on_the_brokers_side_makes_sasl_required_the_likely_reading_of_a_closed_connection():
+    text = ("kafka-1  | \tlistener.security.protocol.map = INTERNAL:PLAINTEXT,EXTERNAL:SASL_PLAINTEXT\n"
+            "app-1  | KafkaJSNumberOfRetriesExceeded: Closed connection\n")
+    titles = _titles(text)
+    assert titles["SASL_REQUIRED"].startswith("Likely: ") and titles["TLS_EXPECTED"].startswith("Maybe: ")
+    assert all(f.severity == "warning" for f in explain_text(text).findings)
+
+
+def test_a_client_that_authenticates_is_refused_not_missing_sasl_even_at_a_sasl_port():
+    text = "sasl.mechanism=SCRAM-SHA-512\nfailed to dial: failed to open connection to b-1.c.kafka.us-east-1.amazonaws.com:9096: EOF"
+    titles = _titles(text)
+    assert "SASL_REQUIRED" not in titles and titles["SASL_AUTH_FAILED"].startswith("Likely: ")
+
+
+# --- 5. the broker reset or closed the connection (kafkajs, Node) ---------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["KafkaJSConnectionError: Connection error: read ECONNRESET",
+                                  "KafkaJSNumberOfRetriesExceeded: Closed connection",
+                                  "KafkaJSConnectionError: Connection error: write EPIPE"])
+def test_a_reset_or_closed_connection_is_broker_closed_connection_among_its_usual_causes_hedged(line):
+    readings = found(line)
+    assert ("BROKER_CLOSED_CONNECTION", "warning") in readings and ("SASL_REQUIRED", "warning") in readings
+    assert all(severity == "warning" for _, severity in readings)
