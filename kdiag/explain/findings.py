@@ -35,7 +35,8 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, likely, same_machine, topic_missing, well_known_port)
+                                    closed_connection, closing_readings, family_split_reading, likely,
+                                    loopback_name, same_machine, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -105,6 +106,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
         other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
         return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+    if subject.finding_id == "BOOTSTRAP_REFUSED" and loopback_name(subject.host) and not subject.addresses \
+            and not subject.role_guessed:
+        split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
+        return family_split_reading(built, split, subject)
     if subject.role_guessed:
         role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
         other_id = _finding_id(subject.groups[0], role, facts)

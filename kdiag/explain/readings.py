@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from kdiag.diagnose.wording import join_words
-from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.observations import Facts, Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
@@ -211,11 +211,29 @@ def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, po
     return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
 
 
+def loopback_name(host: str | None) -> bool:
+    """A loopback address given by name (localhost), which resolves to ::1 as well as 127.0.0.1."""
+    return host is not None and not classify_host(host).is_ip and classify_host(host).kind == LOOPBACK
+
+
+def family_split_reading(refused: Finding, split: Finding, subject: Subject) -> list[Finding]:
+    """A connection to localhost (by name) refused, no line saying on which address: the refusal is certain, and
+    a broker bound to IPv4 only refusing the name's IPv6 address (::1, which many systems try first) is a reading."""
+    confirm = str(refused.evidence.get("confirm") or "kdiag bootstrap localhost:9092")
+    said = (f"No line says which of {subject.where}'s addresses was refused. {subject.host} resolves to ::1 and to "
+            "127.0.0.1, and a broker listening on IPv4 only (listeners=PLAINTEXT://127.0.0.1:9092, or a container's "
+            f"IPv4 port mapping) refuses ::1, which clients often try first. `{confirm}` decides: it connects to each "
+            "address.")
+    return [refused, hedged(split, OR, said, readings=[refused.id, split.id])]
+
+
 def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
     """The client reached no bootstrap address and no line says why: each way a bootstrap connection fails."""
     endpoint = context.bootstrap[0]
     ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
                                                                                         "BOOTSTRAP_TIMEOUT"]
+    if loopback_name(endpoint.host):  # localhost resolves to ::1 too, and a broker bound to IPv4 refuses it
+        ids.append("ADVERTISED_ADDRESS_FAMILY_SPLIT")
     confirm = context.confirm()
     said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
             f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "

@@ -126,3 +126,24 @@ def test_a_reset_or_closed_connection_is_broker_closed_connection_among_its_usua
     readings = found(line)
     assert ("BROKER_CLOSED_CONNECTION", "warning") in readings and ("SASL_REQUIRED", "warning") in readings
     assert all(severity == "warning" for _, severity in readings)
+
+
+# --- the IPv4/IPv6 split, read from a refused localhost ---------------------------------------------------------
+
+
+def test_a_refused_localhost_by_name_is_refused_with_the_ipv6_split_as_a_reading():
+    readings = found("%3|1418300191.571|FAIL|rdkafka#producer-0| localhost:9092/bootstrap: Failed to connect to broker "
+                     "at [localhost]:9092: Connection refused\n")
+    assert readings == [("BOOTSTRAP_REFUSED", "error"), ("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning")]
+
+
+def test_a_refused_loopback_address_is_no_split():
+    readings = found("%3|1|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
+                     "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)\n")
+    assert [i for i, _ in readings] == ["BOOTSTRAP_REFUSED"]
+
+
+def test_no_broker_reached_through_localhost_includes_the_split_among_the_readings():
+    text = (">>> p = KafkaProducer(bootstrap_servers=['localhost:9092'])\n"
+            "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n")
+    assert ("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning") in found(text)
