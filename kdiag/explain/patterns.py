@@ -25,10 +25,10 @@ from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, go, java, java_gave_up, kafka_errors, kafka_python, kafkajs,
-                                   librdkafka, librdkafka_old, other_servers)
+                                   librdkafka, librdkafka_errors, librdkafka_old, other_servers)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *librdkafka_errors.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
