@@ -36,7 +36,8 @@ from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
                                     closed_connection, closing_readings, family_split_reading, likely,
-                                    loopback_name, same_machine, topic_missing, well_known_port)
+                                    loopback_name, same_machine, terminated_during_authentication, topic_missing,
+                                    well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -116,6 +117,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         if other_id != subject.finding_id:
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
+            and not facts.tls:
+        return [terminated_during_authentication(built)]
     if subject.guessed:
         return [likely(built, subject)]
     return [built]

@@ -83,6 +83,17 @@ def likely(built: Finding, subject: Subject) -> Finding:
     return hedged(built, LIKELY, words, guess=guess)
 
 
+def terminated_during_authentication(built: Finding) -> Finding:
+    """Java's "terminated during authentication" with no TLS setting in the paste: its own words list several causes,
+    and only a client that authenticates (TLS or SASL) gets there, so TLS to a plaintext listener is the likely one."""
+    confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = ("The Java client says the connection ended while it authenticated and lists several causes itself; the "
+             "paste does not show its security.protocol. A TLS client at a plaintext listener is the usual one; the "
+             "same words come when a SASL client without TLS meets a TLS listener, when a broker before 1.0 refuses "
+             f"the SASL credentials, or when a firewall lets only some TLS through. `{confirm}` decides.")
+    return hedged(built, LIKELY, words, guess="terminated during authentication")
+
+
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
     """No line says whether ``subject``'s address is the bootstrap or an advertised broker: both readings."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")

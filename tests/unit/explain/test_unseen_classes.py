@@ -147,3 +147,21 @@ def test_no_broker_reached_through_localhost_includes_the_split_among_the_readin
     text = (">>> p = KafkaProducer(bootstrap_servers=['localhost:9092'])\n"
             "kafka.errors.NoBrokersAvailable: NoBrokersAvailable\n")
     assert ("ADVERTISED_ADDRESS_FAMILY_SPLIT", "warning") in found(text)
+
+
+# --- a line that lists several causes itself is a reading, unless the paste's settings decide -----------------
+
+TERMINATED = ("[2024-05-01 10:00:00,000] WARN [Producer clientId=p] Connection to node -1 (kafka/10.0.0.5:9092) "
+              "terminated during authentication. This may happen due to any of the following reasons: (1) Firewall "
+              "blocking Kafka TLS traffic (eg it may only allow HTTPS traffic), (2) Transient network issue. "
+              "(org.apache.kafka.clients.NetworkClient)\n")
+
+
+def test_javas_terminated_during_authentication_alone_is_likely_tls_on_a_plaintext_listener():
+    [finding] = explain_text(TERMINATED).findings
+    assert (finding.id, finding.severity) == ("TLS_UNEXPECTED", "warning") and finding.title.startswith("Likely: ")
+    assert "SASL client without TLS" in finding.explanation
+
+
+def test_javas_terminated_during_authentication_with_tls_on_in_the_paste_stays_certain():
+    assert found("\tsecurity.protocol = SSL\n" + TERMINATED) == [("TLS_UNEXPECTED", "error")]
