@@ -270,6 +270,7 @@ class ScanState:
     config_id: int | None = None  # a broker configuration's id waiting for its listeners (clients.broker_configs)
     config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
+    env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

@@ -41,6 +41,10 @@ def _endpoints(value: str) -> list[tuple[str, int]]:
 def _paired(scan: ScanState) -> Iterator[Item]:
     """One broker's id and its listeners, once both are known; the pair is then spent."""
     node_id, endpoints = scan.config_id, scan.config_listeners
+    if node_id is None and endpoints is not None:  # listeners no id goes with (yet): one value a chart may share
+        for host, port in endpoints:
+            yield Fact("unpaired_listener", host, port)
+        return
     if node_id is None or endpoints is None:  # half of a broker: read, nothing to list yet
         yield Fact("broker", None, None, node_id)
         return
@@ -113,3 +117,39 @@ def _kraft_registration(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                                        m.string):
         if name.upper() not in _CONTROLLER_NAMES:
             yield Fact("broker", host, int(port), int(m.group("id")))
+
+
+# A chart's or a manifest's replica count (Helm values' replicaCount, a StatefulSet's or compose's replicas): with one
+# advertised.listeners value and no id beside it, every replica advertises that value (builders.advertised).
+@pattern("operator.replicas", BROKER, "eplica", r"^\s*(?:replicaCount|replicas)\s*:\s*(?P<n>\d{1,3})\s*$",
+         "replicaCount: 3")
+def _replicas(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("replicas", name=m.group("n"))
+
+
+# A Kubernetes manifest's env entry: the name, then its value on the next line (or both in one flow-style line).
+_ENV_NAME = r"name:\s*[\"']?KAFKA_(?:CFG_)?(?P<key>ADVERTISED_LISTENERS|BROKER_ID|NODE_ID)[\"']?"
+
+
+@pattern("operator.env_name", BROKER, "name: ", rf"^\s*-?\s*{_ENV_NAME}\s*$", "        - name: KAFKA_CFG_ADVERTISED_LISTENERS")
+def _env_name(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.env_pending = (m.group("key"), scan.line)
+    yield Fact("broker")
+
+
+@pattern("operator.env_value", BROKER, "value:", r"\bvalue:\s*[\"']?(?P<value>[^\s\"'},]+)",
+         '- {name: KAFKA_ADVERTISED_LISTENERS, value: "PLAINTEXT://kafka.example.com:9092"}')
+def _env_value(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    named = re.search(_ENV_NAME, m.string)
+    pending, scan.env_pending = scan.env_pending, None
+    if named is not None:
+        key = named.group("key")
+    elif pending is not None and scan.line - pending[1] <= 2:
+        key = pending[0]
+    else:
+        return
+    if key == "ADVERTISED_LISTENERS":
+        yield from _advertised_listeners(m, scan)
+    elif m.group("value").isdigit():
+        scan.config_id = int(m.group("value"))
+        yield from _paired(scan)

@@ -56,6 +56,25 @@ def test_several_brokers_at_one_advertised_address_in_broker_or_operator_output_
     assert ("ADVERTISED_DUPLICATE", "error") in found(text)
 
 
+@pytest.mark.parametrize("text", [
+    "replicaCount: 3\nconfig: |\n  advertised.listeners=PLAINTEXT://kafka.example.com:9092\n",
+    "spec:\n  replicas: 3\n  template:\n    spec:\n      containers:\n        - name: kafka\n          env:\n"
+    "            - name: KAFKA_ADVERTISED_LISTENERS\n              value: \"PLAINTEXT://kafka-svc.default.svc:9092\"\n",
+], ids=["helm-values", "statefulset-env"])
+def test_replicas_given_one_advertised_value_are_likely_advertised_duplicate(text):
+    [finding] = explain_text(text).findings
+    assert (finding.id, finding.severity) == ("ADVERTISED_DUPLICATE", "warning") and finding.title.startswith("Likely: ")
+    assert finding.evidence["replicas"] == 3
+
+
+@pytest.mark.parametrize("text", [
+    "  replicas: 3\n    - name: KAFKA_ADVERTISED_LISTENERS\n      value: \"PLAINTEXT://$(POD_NAME).kafka-headless:9092\"\n",
+    "replicaCount: 1\n  advertised.listeners=PLAINTEXT://kafka.example.com:9092\n",
+], ids=["made-per-pod", "one-replica"])
+def test_a_value_made_per_pod_or_a_single_replica_is_no_duplicate(text):
+    assert found(text) == []
+
+
 def test_brokers_each_with_their_own_address_are_no_duplicate():
     text = ("INFO KafkaConfig values:\n\tadvertised.listeners = PLAINTEXT://broker1:9092\n\tbroker.id = 1\n"
             "\tnode.id = 1\nINFO KafkaConfig values:\n\tadvertised.listeners = PLAINTEXT://broker2:9092\n"
