@@ -46,9 +46,11 @@ _COMPOSE = re.compile(r"^[A-Za-z0-9][\w.-]{0,62}\s+\| ")
 _CRI = re.compile(r"^\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d) (?:stdout|stderr) (?P<tag>[FP]) ")
 _ESCAPED_TRACE = re.compile(r"(?:\\r)?\\n(?=\\t|\s*at |Caused by|\s*\.\.\. \d+ more)")
 # a line that starts a new record, never the rest of a wrapped one
-_RECORD_START = re.compile(r"\d{4}[-/.]\d\d[-/.]\d\d|\[(?:\d|(?:Producer|Consumer|AdminClient|SocketServer)\b)|%\d\||"
-                           r"\d\d:\d\d:\d\d|\{\"|\t|\s+at |Caused by:|\$ |"
-                           r"(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|SEVERE)\b")
+_RECORD_START = re.compile(r"\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|\d{10}\.\d|%\d\||\{\"|\$ |>>> |"  # time, %3|, JSON
+                           r"\[(?:\d|[A-Z]{3,8}\]|(?:Producer|Consumer|AdminClient|SocketServer)\b)|"  # [2024, [WARN]
+                           r"(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|SEVERE)\b|"  # a level
+                           r"\s{2,}|\t|Caused by:|Traceback|panic:|goroutine |Exception in thread|"  # an indented item, a trace
+                           r"(?:[a-z]\w*\.)+[A-Z]\w*(?:Exception|Error)\b|[A-Z]\w*(?:Exception|Error):")  # an exception's name
 # fields of a structured record that say when, where and how loud, never what failed
 _META = frozenset({"time", "ts", "timestamp", "@timestamp", "date", "level", "log.level", "severity", "lvl",
                    "levelname", "@version", "ecs.version", "caller", "thread", "thread_name", "threadname",
@@ -141,10 +143,8 @@ def _plain(text: str) -> tuple[str, str]:
 def _pieces(text: str) -> list[str]:
     """A structured record's lines, an escaped stack trace's lines, or the line itself."""
     stripped = text.strip()
-    if stripped[:1] == "{" and stripped[-1:] == "}":
-        record = _record(stripped)
-        if record is not None:
-            return record
+    if stripped[:1] == "{" and stripped[-1:] == "}":  # a record, or a JSON line its family's recognisers read
+        return _record(stripped) or [text]
     if "\\n" in text and _ESCAPED_TRACE.search(text):
         parts = _ESCAPED_TRACE.split(text)[:MAX_RECORD_LINES]
         return [part.replace("\\t", "\t") for part in parts]
@@ -233,9 +233,9 @@ def _goes_on(line: _Line, width: int | None) -> bool:
 
 def _wrap_width(lines: list[_Line]) -> int | None:
     """The width the paste was wrapped at: the longest line's length, when lines that long are continued by lines
-    that start no record of their own (two such, more than are followed by a new record; or one, at a width
-    terminals and mailers use). Lines of one template (a log's repeated line with other timestamps) are as long
-    as each other too, but a new record follows each of them."""
+    that start no record of their own: at a width terminals and mailers use, at least as often as a new record
+    follows them; at any other width, three times and never followed by a new record. Lines of one template (a
+    log's repeated line with other timestamps) are as long as each other too, but a new record follows them."""
     longest = max((line.raw for line in lines), default=0)
     if longest < MIN_WRAP:
         return None
@@ -246,6 +246,6 @@ def _wrap_width(lines: list[_Line]) -> int | None:
                 ended += 1
             else:
                 continued += 1
-    if (continued >= 2 and continued > ended) or (continued >= 1 and longest in _WIDTHS):
+    if (longest in _WIDTHS and continued >= max(ended, 1)) or (continued >= 3 and ended == 0):
         return longest
     return None

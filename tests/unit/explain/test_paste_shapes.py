@@ -106,3 +106,21 @@ def test_normalising_is_bounded():
     wrapped = ["y" * 100] * 2 + ["z" * 100 for _ in range(200)]
     assert all(len(line) <= MAX_LINE for line in _lines(*wrapped))
     assert _lines("{" * 2000 + "}" * 2000) == ["{" * 2000 + "}" * 2000]  # deep nesting: left as it is
+
+
+def test_lines_of_one_length_that_each_start_a_record_are_not_read_as_a_wrap():
+    lines = ["[WARN] unable to open connection to broker; addr: 127.0.0.1:47519, broker: seed_0, err: refused",
+             "[INFO] new topic metadata wait failed, retrying wait; topic: t, err: unable to dial: refused!!!",
+             "[WARN] unable to open connection to broker; addr: 127.0.0.1:47519, broker: seed_0, err: refused",
+             "[2026-11-26 22:38:56,952] WARN [SocketServer listenerType=BROKER, nodeId=1] Unexpected error",
+             "org.apache.kafka.common.errors.InvalidRequestException: Unexpected Kafka request of type METADA"]
+    assert len({len(line) for line in lines[:3]}) == 1
+    assert _lines(*lines) == lines
+
+
+def test_the_corpus_and_the_lab_captures_are_not_rewritten_beyond_their_shape():
+    """Only the originals that carry a shape themselves (an escaped stack trace) change their line count."""
+    changed = [name for name, text in ORIGINALS
+               if len([line for b in normalised(text_blocks(text)) for line in b.lines])
+               != len([line for b in text_blocks(text) for line in b.lines])]
+    assert len(changed) <= 4, changed
