@@ -87,6 +87,9 @@ def _unique(items: list[Item]) -> list[Item]:
     placed = {item.symptom for item in items if isinstance(item, Sighting) and (item.topic or item.host)}
     items = [item for item in items
              if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in placed)]
+    # What a catch-all pattern read (any.error_eof) says less than what a family's own pattern read in the line.
+    if any(isinstance(item, Sighting) and not item.catch_all for item in items):
+        items = [item for item in items if not (isinstance(item, Sighting) and item.catch_all)]
     for item in items:
         key = ((item.symptom, item.host, item.port, item.node_id, item.topic) if isinstance(item, Sighting)
                else (item.kind, item.host, item.port, item.node_id, item.name))

@@ -96,6 +96,7 @@ class Sighting:
     related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
     guess: str | None = None  # the line is itself a guess (the client's own "might be caused by ..."): its words
     role_from: str | None = None  # how the line shows the role when it does not name it (a produce, a group join)
+    catch_all: bool = False  # read by a catch-all pattern: it goes when a family's own pattern read the line too
 
 
 @dataclass(frozen=True)

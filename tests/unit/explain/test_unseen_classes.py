@@ -184,3 +184,20 @@ def test_javas_terminated_during_authentication_alone_is_likely_tls_on_a_plainte
 
 def test_javas_terminated_during_authentication_with_tls_on_in_the_paste_stays_certain():
     assert found("\tsecurity.protocol = SSL\n" + TERMINATED) == [("TLS_UNEXPECTED", "error")]
+
+
+# --- a tool that says only EOF, behind any prefix -----------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", ["[2021-05-19 13:34:01] ERROR EOF",  # topicctl's logger
+                                  "Error creating topic: EOF",
+                                  "ERRO[0019] Failed to get controller., OriginalError: EOF",
+                                  "E0620 19:42:09.201265       1 broker.go:58] authenticate error : EOF"])
+def test_an_error_line_ending_in_eof_is_a_closed_connection_hedged(line):
+    readings = found(line)
+    assert ("BROKER_CLOSED_CONNECTION", "warning") in readings
+    assert all(severity == "warning" for _, severity in readings)
+
+
+def test_a_parsers_eof_is_not_a_connections():
+    assert found("Error: yaml: unexpected EOF") == []
