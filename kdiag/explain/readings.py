@@ -52,6 +52,10 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
+                             "listener that does not answer TLS, a proxy holding the connection)"),
+    "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
+                                  "timeout (a listener that does not answer TLS, a proxy holding the connection)"),
     "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
                          "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "
                          "the first request"),

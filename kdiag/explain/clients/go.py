@@ -36,6 +36,17 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
 
 
+# crypto/tls DialWithDialer's timeoutError (Sarama dials TLS with it): the dial timeout covers the TCP connect and
+# the handshake, so a filtered port and a listener that never answers the ClientHello end alike: a guess.
+@pattern("go.tls_dial_timeout", GO, "DialWithDialer timed out", r"tls: DialWithDialer timed out",
+         "[sarama] 2024/05/01 10:00:00 Failed to connect to broker kafka.example.com:9093: tls: DialWithDialer timed out")
+def _go_tls_dial_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    named = re.search(rf"broker (?P<hp>{HOSTPORT}): tls:", m.string)
+    if named is not None:  # without the address, the client's giving up (go.out_of_brokers) says as much
+        sighting = _go_sighting(CONNECT, m.string, scan, hostport=named.group("hp"), detail=m.group(0))
+        yield replace(sighting, status="timeout", guess="tls: DialWithDialer timed out")
+
+
 @pattern("go.lookup", GO, "lookup ",
          rf"lookup (?P<host>{HOST}|<[\w .-]{{1,60}}>)(?: on (?P<resolver>\S+?))?: (?P<why>no such host|i/o timeout|server misbehaving|"
          r"Temporary failure in name resolution)",

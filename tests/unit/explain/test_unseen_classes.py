@@ -201,3 +201,9 @@ def test_an_error_line_ending_in_eof_is_a_closed_connection_hedged(line):
 
 def test_a_parsers_eof_is_not_a_connections():
     assert found("Error: yaml: unexpected EOF") == []
+
+
+def test_saramas_tls_dial_timeout_is_a_timeout_reading_never_a_certainty():
+    readings = found("[sarama] 2024/05/01 10:00:00 Failed to connect to broker kafka.example.com:9093: tls: "
+                     "DialWithDialer timed out")
+    assert ("BOOTSTRAP_TIMEOUT", "warning") in readings and all(severity == "warning" for _, severity in readings)
