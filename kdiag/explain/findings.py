@@ -36,8 +36,8 @@ from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
                                     closed_connection, closing_readings, family_split_reading, likely,
-                                    loopback_name, same_machine, terminated_during_authentication, topic_missing,
-                                    well_known_port)
+                                    loopback_name, or_reading, other_readings, same_machine,
+                                    terminated_during_authentication, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -121,7 +121,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             and not facts.tls:
         return [terminated_during_authentication(built)]
     if subject.guessed:
-        return [likely(built, subject)]
+        guessed = likely(built, subject)
+        others = [or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
+                  for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
+        return [guessed, *others]
     return [built]
 
 

@@ -76,6 +76,28 @@ def hedged(built: Finding, prefix: str, words: str, **evidence: object) -> Findi
                    explanation=f"{words} {built.explanation}".strip(), evidence=data)
 
 
+# The catalog ids of the other causes a guess's words also cover (OTHER_CAUSES says them in words): each is an
+# "Or" reading beside the client's own guess.
+OTHER_READINGS = {
+    "SASL_REQUIRED": ("TLS_EXPECTED",),
+    "SASL_REQUIRED+go": ("TLS_EXPECTED", "TLS_UNEXPECTED"),
+    "TLS_EXPECTED": ("SASL_REQUIRED",),
+}
+
+
+def other_readings(built: Finding, subject: Subject) -> tuple[str, ...]:
+    return OTHER_READINGS.get(f"{built.id}+{subject.clients[0]}" if subject.clients else built.id) or \
+        OTHER_READINGS.get(built.id, ())
+
+
+def or_reading(guessed: Finding, other: Finding) -> Finding:
+    """Another cause the words of the client's guess cover, as an "Or" reading beside it."""
+    confirm = str(guessed.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = (f"The client guessed {guessed.id}, but its words also fit this cause. `{confirm}` on the client's "
+             "machine decides.")
+    return hedged(other, OR, words, readings=[guessed.id, other.id])
+
+
 def likely(built: Finding, subject: Subject) -> Finding:
     """A finding whose lines are the client's own guess (``subject`` says which words)."""
     guess = subject.first("guess") or ""

@@ -207,3 +207,23 @@ def test_saramas_tls_dial_timeout_is_a_timeout_reading_never_a_certainty():
     readings = found("[sarama] 2024/05/01 10:00:00 Failed to connect to broker kafka.example.com:9093: tls: "
                      "DialWithDialer timed out")
     assert ("BOOTSTRAP_TIMEOUT", "warning") in readings and all(severity == "warning" for _, severity in readings)
+
+
+# --- a client's own guess, and the other causes its words cover as "Or" readings ---------------------------
+
+
+def test_franz_gos_is_sasl_missing_guess_comes_with_the_tls_mismatches_as_or_readings():
+    line = ("[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); "
+            "req: ApiVersions, addr: kafka.example.com:9092, broker: seed_0, err: EOF")
+    findings = explain_text(line).findings
+    assert [(f.id, f.title.split(":")[0]) for f in findings] == [
+        ("SASL_REQUIRED", "Likely"), ("TLS_EXPECTED", "Or"), ("TLS_UNEXPECTED", "Or")]
+    assert all(f.severity == "warning" for f in findings)
+
+
+def test_a_client_that_authenticates_gets_no_sasl_required_or_reading():
+    line = ("%3|1|FAIL|rdkafka#producer-1| [thrd:k:9092/bootstrap]: k:9092/bootstrap: Disconnected while requesting "
+            "ApiVersion: might be caused by incorrect security.protocol configuration (connecting to a SSL listener?) "
+            "or broker version is < 0.10 (see api.version.request) (after 0ms in state APIVERSION_QUERY)")
+    assert [i for i, _ in found(line)] == ["TLS_EXPECTED", "SASL_REQUIRED"]
+    assert [i for i, _ in found("sasl.mechanism=PLAIN\nsasl.username=app\n" + line)] == ["TLS_EXPECTED"]
