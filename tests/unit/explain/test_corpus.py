@@ -13,7 +13,7 @@ import pytest
 from bench.explain_corpus import (CORPUS, Case, MalformedCase, load_case, load_corpus, run_corpus, score, tallies,
                                   total)
 
-RIGHT_FLOOR = 0.95  # the share of cases right, as last measured (196 of 206)
+RIGHT_FLOOR = 0.955  # the share of cases right, as last measured (197 of 206)
 WRONG_CEILING = 0.0  # the share of cases with an error finding the thread contradicts
 FAMILY_FLOOR = 0.86  # every family's share right (lowest: sarama 86.7 %)
 MIN_CASES = 206
