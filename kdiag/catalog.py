@@ -139,9 +139,13 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "Confirm in the broker's log (Failed authentication ...), then check the user name and password."),
     "BROKER_TOO_OLD": EntryText(
         "The broker's ApiVersions answer shares no version of a request kdiag needs (Metadata, SaslHandshake v1, "
-        "FindCoordinator, ...): the evidence has both version ranges.",
-        (METADATA, SASL, ADVERTISED),
-        "Upgrade the broker (or kdiag, when the broker is the newer side), or check it with a client of its era."),
+        "FindCoordinator, ...): the evidence has both version ranges. From a log: a client's or an old broker's "
+        "words for the same gap (UnsupportedVersionException, UNSUPPORTED_VERSION, `Wrong request type`); likely "
+        "when a client says it, since a Kafka-compatible server lacking the request says the same.",
+        (METADATA, SASL, ADVERTISED, EXPLAIN),
+        "Upgrade the broker (or kdiag, when the broker is the newer side), or check it with a client of its era; "
+        "for a client, pin its protocol versions to the broker's (Sarama config.Version, kafka-python api_version, "
+        "librdkafka broker.version.fallback with api.version.request=false)."),
     "STAGE_FAILED_UNEXPLAINED": EntryText(
         "A stage failed and no other rule explains it: the most likely reading for that stage, hedged, with the "
         "command that would make it certain.",

@@ -35,15 +35,15 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, family_split_reading, likely,
-                                    loopback_name, or_reading, other_readings, same_machine,
+                                    closed_connection, closing_readings, family_split_reading, ipv6_refused, likely,
+                                    loopback_name, or_reading, or_readings, other_readings, same_machine, sasl_down,
                                     terminated_during_authentication, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
-                                     TOPIC_MISSING, UNKNOWN)
+                                     TOPIC_MISSING, UNKNOWN, VERSION_GAP)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
@@ -64,7 +64,7 @@ _SYMPTOM_ID = {
     SASL_MECHANISM: "SASL_MECHANISM_MISMATCH", SASL_CREDENTIALS: "SASL_AUTH_FAILED", TOPIC_MISSING: "TOPIC_NOT_FOUND",
     TOPIC_DENIED: "TOPIC_AUTHORIZATION_FAILED", NO_LEADER: "NO_LEADER", NOT_KAFKA: "NOT_KAFKA",
     KERBEROS_PRINCIPAL: "KERBEROS_PRINCIPAL_UNKNOWN", REQUEST_TIMEOUT: "IDLE_CONNECTION_DROPPED",
-    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION",
+    BROKER_CLOSED: "BROKER_CLOSED_CONNECTION", VERSION_GAP: "BROKER_TOO_OLD",
 }
 
 
@@ -107,6 +107,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
         other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
         return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+    if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
+        split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
+        return ipv6_refused(built, split, subject)
     if subject.finding_id == "BOOTSTRAP_REFUSED" and loopback_name(subject.host) and not subject.addresses \
             and not subject.role_guessed:
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
@@ -121,10 +124,11 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             and not facts.tls:
         return [terminated_during_authentication(built)]
     if subject.guessed:
-        guessed = likely(built, subject)
-        others = [or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
-                  for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
-        return [guessed, *others]
+        guessed, shown = likely(built, subject), or_readings(subject, context, BUILDERS)  # the pattern's alternatives
+        others = [] if any(g.first.alternatives for g in subject.groups) else [  # else the known other causes
+            or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
+            for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
+        return [guessed, *shown, *others]
     return [built]
 
 
@@ -139,6 +143,8 @@ def _consequences_only(context: Context) -> list[Finding]:
     down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
     if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
         found.extend(bootstrap_down(down, context, BUILDERS))
+    if down and context.facts.sasl and not closing:  # or it answered and refused the login
+        found.extend(sasl_down(down, context, BUILDERS))
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))
@@ -182,14 +188,14 @@ def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
 # Symptoms that prove the TCP connection to an endpoint came up.
 _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, CERT_NAME, TLS_FAILED, SASL_NEEDED,
                             SASL_MECHANISM, SASL_CREDENTIALS, NOT_KAFKA, CLIENT_CERT_MISSING, CLIENT_CERT_REFUSED,
-                            KERBEROS_PRINCIPAL, REQUEST_TIMEOUT})
+                            KERBEROS_PRINCIPAL, REQUEST_TIMEOUT, VERSION_GAP})
 
 
 # Findings about what one connection spoke: with no address in its lines, it is the bootstrap's.
 _ABOUT_A_CONNECTION = ("TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
                        "TLS_CLIENT_CERT_REQUIRED", "TLS_CLIENT_CERT_REJECTED",
                        "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA",
-                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND")
+                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND", "BROKER_TOO_OLD")
 
 
 def _at_the_bootstrap(subject: Subject, facts: Facts) -> Subject:
@@ -222,7 +228,8 @@ def _one_address_refused(built: Finding, subject: Subject) -> Finding:
 
 def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
     """Groups → subjects: the role and id of each, groups of the same id and endpoint merged."""
-    groups = list(groups)
+    # a group that names no address or topic joins one of the same id that does, whichever line came first
+    groups = sorted(groups, key=lambda g: g.first.host is None and g.first.topic is None)
     metadata_seen = bool(facts.brokers) or any(ADVERTISED in g.roles for g in groups)
     merged: dict[tuple[object, ...], Subject] = {}
     for group in groups:
@@ -282,8 +289,10 @@ def _role(group: Group, facts: Facts, metadata_seen: bool) -> tuple[str, int | N
 def _unnamed_role(symptom: str, facts: Facts, node_id: int | None) -> tuple[str, int | None, str | None, bool]:
     """A name that did not resolve, with no line naming it (Python's bare ``socket.gaierror``): an IP literal
     never fails to resolve, so with every bootstrap address one it is a name the metadata gave; else both."""
-    if symptom != RESOLVE or node_id is not None:
+    if symptom not in (RESOLVE, CONNECT) or node_id is not None:
         return UNKNOWN, node_id, None, False
+    if symptom == CONNECT:  # a refused or timed-out connect to an address no line names: either role
+        return BOOTSTRAP, None, "no line names the address that failed", True
     if facts.bootstrap and all(classify_host(e.host).is_ip for e in facts.bootstrap):
         return ADVERTISED, None, "every bootstrap address is an IP address, which never fails to resolve", False
     return BOOTSTRAP, None, "no line names the name that did not resolve", True
@@ -318,6 +327,13 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     if first.symptom == NOT_KAFKA and http_inside_tls(group):
         return "INGRESS_DEFAULT_BACKEND"  # an HTTP answer inside TLS: a passthrough ingress's default backend
     return _SYMPTOM_ID[first.symptom]
+
+
+def _ipv6_of_a_name(subject: Subject) -> bool:
+    """Refused on IPv6 addresses only, of a name that is not loopback (that case is _ipv6_only_refused's)."""
+    host = subject.host
+    return (subject.status == "refused" and host is not None and bool(subject.addresses)
+            and not classify_host(host).is_ip and all(":" in a for a in subject.addresses))
 
 
 def _ipv6_only_refused(group: Group, kind: str | None, host: str | None) -> bool:

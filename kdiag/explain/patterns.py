@@ -24,16 +24,20 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, go, java, java_gave_up, kafka_errors, kafka_python, kafkajs,
-                                   librdkafka, librdkafka_errors, librdkafka_old, other_servers)
+from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, java,
+                                   java_gave_up, kafka_errors, kafka_python, kafkajs, librdkafka, librdkafka_errors,
+                                   librdkafka_old, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *librdkafka_errors.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
-                           *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
-                           *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS]
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *librdkafka_errors.PATTERNS, *java.PATTERNS,
+                           *java_gave_up.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS,
+                           *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS, *versions.PATTERNS,
+                           *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS, *ruby.PATTERNS,
+                           *erlang.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
-kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, and the logs of servers
-that are not Kafka (ZooKeeper's) about a client that spoke Kafka to them."""
+kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a version gap in every client's
+words, the logs of servers that are not Kafka (ZooKeeper's) about a client that spoke Kafka to them, and last the
+clients of no family above (ruby-kafka's and the Erlang clients' roles, then any runtime's socket errors)."""
 
 
 REMEMBERED_HOSTS = 256

@@ -47,6 +47,10 @@ OTHER_CAUSES = {
                             "a name not in it), or the listener wants a client certificate it did not send"),
     "TLS_UNEXPECTED": ("the port is TLS but something in between (a proxy, a firewall letting only some TLS through) "
                        "cut the handshake"),
+    "BROKER_TOO_OLD": ("the server is a Kafka-compatible one that does not implement the request (Azure Event Hubs, "
+                       "Pulsar's KoP, Redpanda, a proxy), or the client's own version setting (Sarama's Version, "
+                       "kafka-python's api_version, librdkafka's broker.version.fallback) names another broker release "
+                       "than the real one"),
     "SASL_AUTH_FAILED": ("the listener expects TLS (a plaintext SASL login is cut off), or the mechanism is not "
                          "enabled there"),
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
@@ -118,6 +122,17 @@ def terminated_during_authentication(built: Finding) -> Finding:
              "same words come when a SASL client without TLS meets a TLS listener, when a broker before 1.0 refuses "
              f"the SASL credentials, or when a firewall lets only some TLS through. `{confirm}` decides.")
     return hedged(built, LIKELY, words, guess="terminated during authentication")
+
+
+def or_readings(subject: Subject, context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The other causes a guessed line fits (its sightings' ``alternatives``), each an "Or:" reading beside the likely
+    one, so a paste that is the other cause still finds its id."""
+    ids = [i for i in dict.fromkeys(a for g in subject.groups for a in g.first.alternatives) if i != subject.finding_id]
+    confirm = context.confirm(fallback=subject.endpoint)
+    said = (f"The client's words fit more than one cause; the likely reading is {subject.finding_id}, and this one "
+            f"ends the same way. `{confirm}` on the client's machine decides.")
+    return [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
+                   readings=[subject.finding_id, *ids]) for i in ids]
 
 
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
@@ -227,6 +242,18 @@ def alternative(subject: Subject, role: str, finding_id: str, role_from: str) ->
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
 
+def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """A name refused on its IPv6 addresses only: the broker is down or refuses there (``primary``), or it listens on
+    IPv4 only and the client never tried the name's IPv4 address (``other``, ADVERTISED_ADDRESS_FAMILY_SPLIT)."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    said = (f"Every refused connect to {subject.where} went to an IPv6 address; if the name also has an IPv4 address "
+            "and the broker listens on IPv4 only, that is the whole failure. The other reading is {other}. "
+            f"`{confirm}` decides: it connects to each address of the name.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
+            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+
+
 def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
     itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
@@ -276,6 +303,20 @@ def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str,
             f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "
             f"`{confirm}` on the client's machine decides.")
     return _readings_of(ids, tuple(groups), endpoint.host, endpoint.port, BOOTSTRAP, context, builders, said)
+
+
+def sasl_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The client authenticates (the paste shows SASL settings) and reached no broker, and no line says why: a login the
+    listener refuses ends the same as a bootstrap it cannot reach (Sarama and franz-go say only that they ran out of
+    brokers): rejected credentials, or a mechanism (a SCRAM variant) the listener does not enable."""
+    ids = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"]
+    endpoint = context.bootstrap[0] if context.bootstrap else None
+    confirm = context.confirm()
+    said = (f"The client logs in with SASL and says only that it reached no broker; a listener that refuses the login "
+            f"({join_words(ids)}) ends the same as an address it cannot reach. `{confirm}` with the client's SASL "
+            "settings decides.")
+    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
+                        BOOTSTRAP, context, builders, said)
 
 
 def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:

@@ -40,6 +40,7 @@ NOT_KAFKA = "not_kafka"  # the port answered with something else (detail: what)
 NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
 BROKER_CLOSED = "broker_closed"  # the broker says it turned a connection away (detail: its words)
 REQUEST_TIMEOUT = "request_timeout"  # a request on a connection that was up got no answer (detail: the request)
+VERSION_GAP = "version_gap"  # the client and the broker share no version of a request (detail: "API: the words")
 
 # Consequences: the client failed, and the line does not say why.
 MESSAGE_TIMEOUT = "message_timeout"  # librdkafka: Local: Message timed out
@@ -72,6 +73,7 @@ AIOKAFKA = "aiokafka"
 BROKER = "broker"  # the broker's own log, about what a client sent it
 ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
+OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
 
 
 @dataclass(frozen=True)
@@ -96,6 +98,7 @@ class Sighting:
     related: tuple[str, ...] = ()  # further lines this sighting rests on (a stack frame)
     guess: str | None = None  # the line is itself a guess (the client's own "might be caused by ..."): its words
     role_from: str | None = None  # how the line shows the role when it does not name it (a produce, a group join)
+    alternatives: tuple[str, ...] = ()  # with ``guess``: the other finding ids the same words fit (shown as "Or:")
     catch_all: bool = False  # read by a catch-all pattern: it goes when a family's own pattern read the line too
 
 
@@ -268,6 +271,7 @@ class ScanState:
     kafkajs_broker: str | None = None  # the "broker" field of the last kafkajs connection error
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     client_certificate: bool = False  # the log shows the client configured a certificate or keystore
+    recent: tuple[int, str, int | None] | None = None  # (line, host, port) an unfamiliar client last tried to reach
     config_id: int | None = None  # a broker configuration's id waiting for its listeners (clients.broker_configs)
     config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id

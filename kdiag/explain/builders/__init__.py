@@ -1,7 +1,7 @@
 """explain's builders: from the lines about one endpoint, topic or listener (``Subject``) and what the whole log
 says (``Context``) to a finding with the report's id, evidence shape and fix. One module per finding family,
 as ``kdiag.diagnose.rules`` has one per rule family (``bootstrap``, ``addressing``, ``advertised``, ``tls``,
-``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``, ``peers``); ``BUILDERS`` maps each id to its builder.
+``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``, ``peers``, ``versions``); ``BUILDERS`` maps each id to its builder.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kdiag.explain.builders.sasl import sasl_auth_failed, sasl_mechanism, sasl_r
 from kdiag.explain.builders.tls import (tls_cert_untrusted, tls_client_cert_rejected, tls_client_cert_required,
                                         tls_expected, tls_hostname_mismatch, tls_unexpected)
 from kdiag.explain.builders.topics import no_leader, topic_authorization, topic_not_found
+from kdiag.explain.builders.versions import broker_too_old
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -51,4 +52,5 @@ BUILDERS: dict[str, Callable[[Subject, Context], Finding]] = {
     "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
     "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
     "BROKER_CLOSED_CONNECTION": broker_closed_connection,
+    "BROKER_TOO_OLD": broker_too_old,
 }

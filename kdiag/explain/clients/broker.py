@@ -48,7 +48,8 @@ def _broker_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator
     elif why.startswith("Authentication failed"):
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=detail)
     elif why.startswith("SSL handshake failed"):  # the listener's side says no more: most often plaintext bytes
-        yield Sighting(PLAINTEXT_ON_TLS, BROKER, detail=detail, guess="SSL handshake failed")
+        yield Sighting(PLAINTEXT_ON_TLS, BROKER, detail=detail, guess="SSL handshake failed",  # or the client gave up
+                       alternatives=("TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH"))  # on the broker's certificate
 
 
 # The listener's own words on bytes a client sent that do not frame as a Kafka request: the first four bytes read

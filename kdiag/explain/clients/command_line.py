@@ -109,3 +109,8 @@ def _config_sasl_settings(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """SASL settings: the client authenticates, unless a security.protocol the paste shows says otherwise (a Java
     config dump lists ``sasl.mechanism = GSSAPI`` whatever the protocol)."""
     yield Fact("sasl_setting")
+
+
+# A tool's own words for the login it is set up with ("authType=SASL/SCRAM", "using SASL/PLAIN").
+pattern("config.sasl_named", ANY, "SASL/", r"\bSASL/(?:SCRAM|PLAIN|GSSAPI|OAUTHBEARER|AWS_MSK_IAM)\b",
+        "failed to create Kafka client: authType=SASL/SCRAM")(_config_sasl_settings)

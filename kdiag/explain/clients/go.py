@@ -174,13 +174,30 @@ def _go_x509(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(symptom, GO, host=name, detail=m.group("why"))
 
 
+FRANZ_FIRST_READ = ("TLS_UNEXPECTED", "BROKER_TOO_OLD")
+"""What else franz-go's "is SASL missing?" fits: a TLS client at a plaintext listener, a request version the broker
+does not enable (it closes the connection), both as "Or:" readings beside it."""
+
+
 @pattern("go.franz_sasl_missing", GO, "is SASL missing?", r"\(is SASL missing\?\)",
          "[WARN] read from broker errored, killing connection after 0 successful responses (is SASL missing?); req: "
          "Metadata, addr: 127.0.0.1:40341, broker: seed_0, err: EOF")
 def _go_franz_sasl_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     # franz-go's own guess: a listener wanting TLS, or a TLS client at a plaintext one, hang up the same way.
     yield replace(_go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after 0 successful responses"),
-                  guess="is SASL missing?")
+                  guess="is SASL missing?", alternatives=FRANZ_FIRST_READ)
+
+
+# franz-go's ErrFirstReadEOF (pkg/kgo/errors.go) as rpk and every franz-go caller print it: "broker closed the connection
+# immediately after a request was issued, which happens when SASL is required but not provided: is SASL missing?" (older:
+# "brokers keep immediately closing connections, ..."). Its guess: a broker that closes on a request version it does
+# not enable (Kafka 3.7 at Metadata v13) says the same, and so does a TLS client at a plaintext listener.
+@pattern("go.franz_first_read_eof", GO, "SASL is required but not provided",
+         r"SASL is required but not provided", "unable to request metadata: broker closed the connection immediately "
+         "after a request was issued, which happens when SASL is required but not provided: is SASL missing?")
+def _go_franz_first_read_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield replace(_go_sighting(SASL_NEEDED, m.string, scan, detail="connection closed after the first request"),
+                  guess="SASL is required but not provided", alternatives=FRANZ_FIRST_READ)
 
 
 @pattern("go.sarama_api_versions", GO, "Completed ApiVersionsRequest",

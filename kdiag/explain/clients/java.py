@@ -78,15 +78,26 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
              "node_id": connection.node_id, "role": role_of(connection.node_id)}
     if "SSL handshake failed" in why or "post-handshake" in why:  # the Caused by: lines below say why; if none
         # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
-        yield Sighting(TLS_FAILED, JAVA, detail=why, **where)  # type: ignore[arg-type]
-    elif "not enabled in the server" in why:
-        pass  # the mechanism pattern below reads this same line
+        yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),
+                       **where)  # type: ignore[arg-type]
+    elif "not enabled in the server" in why or "Too many connects" in why:
+        pass  # the mechanism pattern below reads it; MSK's connection-rate quota is no rejected login (no id names it)
     elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
         principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
         yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,
                        **where)  # type: ignore[arg-type]
     else:
         yield Sighting(SASL_CREDENTIALS, JAVA, detail=why, **where)  # type: ignore[arg-type]
+
+
+# The same line with its endpoint left out of the paste ("Connection to node -1 (...) failed authentication due to: SSL
+# handshake failed"): which TLS failure it was is a reading, the CA most likely (a truststore not loaded, or without it).
+@pattern("java.failed_tls_unnamed", JAVA, "failed authentication due to: SSL handshake failed",
+         r"Connection to node (?P<id>-?\d+) \((?![^()]*:\d{1,5}\))[^()]*\) failed authentication due to: SSL handshake failed",
+         "[Producer clientId=producer-1] Connection to node -1 (...) failed authentication due to: SSL handshake failed")
+def _java_failed_tls_unnamed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TLS_FAILED, JAVA, node_id=int(m.group("id")), role=role_of(int(m.group("id"))),
+                   detail="SSL handshake failed", guess="SSL handshake failed", alternatives=("TLS_HOSTNAME_MISMATCH",))
 
 
 @pattern("java.error_connecting", JAVA, "Error connecting to node",

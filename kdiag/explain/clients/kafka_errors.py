@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ANY, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
-                                     Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
+                                     Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
+                                     split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -42,12 +43,20 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
 }
 
 
+# The Java client's IllegalSaslStateException("Invalid SASL mechanism response, server may be expecting a different
+# protocol") when the SaslHandshake answer does not parse: its own guess. A broker before 0.10 expects GSSAPI tokens
+# only, and a server that answers the login in its own way (Azure Event Hubs refusing credentials) ends the same.
+DIFFERENT_PROTOCOL = "may be expecting a different protocol"
+
+
 def _register(code: str, symptom: str, needle: str, example: str) -> None:
     @pattern(f"kafka_error.{code.lower()}.{len(PATTERNS)}", ANY, needle, re.escape(needle),
              example if needle in example else needle)
     def _read(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         detail = code if symptom == NO_LEADER else f"{code}: {m.string[m.start():m.start() + 120].strip()}"
-        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail)
+        guess = {"guess": m.string[m.start():].strip()[:160], "alternatives": ("SASL_AUTH_FAILED", "BROKER_TOO_OLD")}
+        yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail,
+                       **(guess if DIFFERENT_PROTOCOL in m.string else {}))  # type: ignore[arg-type]
 
 
 for _code, (_symptom, _needles, _example) in SPELLINGS.items():
@@ -72,12 +81,75 @@ def _openssl_self_signed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0))
 
 
+# Node's words for a server certificate without its issuer in the chain (UNABLE_TO_VERIFY_LEAF_SIGNATURE), from any
+# Node client (kafka-node, node-rdkafka's callers), and the Java PKIX cause as frameworks re-word it with a capital.
+pattern("any.node_first_certificate", ANY, "unable to verify the first certificate",
+        r"unable to verify the first certificate", "Error: unable to verify the first certificate")(_openssl_self_signed)
+pattern("any.certification_path", ANY, "Unable to find valid certification path",
+        r"Unable to find valid certification path to requested target",
+        "Unable to find valid certification path to requested target")(_openssl_self_signed)
+
+
+# A name the certificate does not hold, in each runtime's words: Python's ssl.CertificateError (before 3.7: "hostname
+# 'x' doesn't match 'y'" / "doesn't match either of ..."), Ruby's OpenSSL::SSL::SSLSocket#post_connection_check
+# ("hostname \"x\" does not match the server certificate"), .NET SslStream's RemoteCertificateNameMismatch.
+_NAME_WORDS = (r"hostname '(?P<py>[^']{1,255})' doesn't match|hostname \"(?P<rb>[^\"]{1,255})\" does not match the server "
+               r"certificate|RemoteCertificateNameMismatch")
+for _needle, _example in (("doesn't match", "ssl.CertificateError: hostname '192.0.2.10' doesn't match 'b1.example'"),
+                          ("does not match the server certificate", 'OpenSSL::SSL::SSLError: hostname "192.0.2.10" does '
+                           "not match the server certificate"),
+                          ("RemoteCertificateNameMismatch", "AuthenticationException: The remote certificate is invalid "
+                           "according to the validation procedure: RemoteCertificateNameMismatch")):
+    @pattern(f"any.certificate_name.{len(PATTERNS)}", ANY, _needle, _NAME_WORDS, _example)
+    def _certificate_name(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        yield Sighting(CERT_NAME, ANY, m.group("py") or m.group("rb"), detail=m.group(0)[:120])
+
+
+# .NET SslStream: a chain that does not verify (RemoteCertificateChainErrors; since .NET 5 with the chain status,
+# "UntrustedRoot", "PartialChain"); before .NET 5 the words alone give no reason: the CA likely, or the name.
+@pattern("dotnet.remote_certificate", ANY, "The remote certificate is invalid",
+         r"The remote certificate is invalid (?:because of errors in the certificate chain|according to the validation "
+         r"procedure)(?P<why>: ?\w+)?", "System.Security.Authentication.AuthenticationException: The remote certificate is "
+         "invalid because of errors in the certificate chain: UntrustedRoot")
+def _dotnet_remote_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if "NameMismatch" in m.string:
+        return  # any.certificate_name reads it
+    vague = m.group("why") is None and "chain" not in m.group(0)
+    yield Sighting(CERT_UNTRUSTED, ANY, detail=m.group(0)[:120], **({"guess": m.group(0), "alternatives": (
+        "TLS_HOSTNAME_MISMATCH",)} if vague else {}))  # type: ignore[arg-type]
+
+
+# Erlang's ssl (brod, kafka_ex): {tls_alert,{Alert,"TLS client: ... generated CLIENT ALERT: Fatal - Bad Certificate\n
+# {bad_cert,hostname_check_failed}"}}. Generated by the client: the broker's certificate failed (the name, or the
+# chain: unknown_ca, selfsigned_peer); received from the server: the listener refused the client's own certificate.
+@pattern("erlang.tls_alert", ANY, "ALERT: Fatal - ",
+         r"(?P<side>generated CLIENT|received SERVER) ALERT: Fatal - (?P<alert>[A-Za-z ]{3,40})",
+         '{tls_alert,{bad_certificate,"TLS client: In state certify at ssl_handshake.erl:2111 generated CLIENT ALERT: '
+         'Fatal - Bad Certificate\n {bad_cert,hostname_check_failed}"}}')
+def _erlang_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    alert = m.group("alert").strip().lower().replace(" ", "_")
+    if m.group("side") == "received SERVER":
+        yield Sighting(client_certificate_symptom(alert, scan), ANY, detail=alert)
+    elif "hostname_check_failed" in m.string:
+        yield Sighting(CERT_NAME, ANY, detail="{bad_cert,hostname_check_failed}")
+    elif alert in ("unknown_ca", "bad_certificate", "certificate_unknown") or "bad_cert," in m.string:
+        yield Sighting(CERT_UNTRUSTED, ANY, detail=alert)
+
+
 # The broker's message for rejected SASL credentials, which every client passes on (.NET, Python, Go).
 @pattern("any.invalid_credentials", ANY, "due to invalid credentials",
          r"Authentication failed during authentication due to invalid credentials(?: with SASL mechanism (?P<mech>\S+))?",
          "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-512")
 def _invalid_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(SASL_CREDENTIALS, ANY, mechanism=m.group("mech"), detail=m.group(0))
+
+
+# The broker's PLAIN callback (PlainServerCallbackHandler) refusing a user name or password, passed on by every client.
+@pattern("any.plain_invalid", ANY, "Authentication failed: Invalid username or password",
+         r"Authentication failed: Invalid username or password", '{sasl_auth_error,<<"Authentication failed: Invalid '
+         'username or password">>}')
+def _plain_invalid(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, ANY, mechanism="PLAIN", detail=m.group(0))
 
 
 # A SASL handshake the listener ended with EOF: it did not answer Kafka's SaslHandshake at all, which is what a TLS
@@ -167,7 +239,8 @@ def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "kafka: insufficient data to decode packet, more bytes expected")
 def _sarama_insufficient_data(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(PLAINTEXT_ON_TLS, ANY, detail=m.group(0), guess="insufficient data to decode packet (the answer "
-                   "does not frame as Kafka: a TLS alert does not)")
+                   "does not frame as Kafka: a TLS alert does not)", alternatives=("BROKER_TOO_OLD",))  # nor an older
+    # version's answer to a request Sarama's config.Version says the broker speaks
 
 
 # kafkajs's words for LEADER_NOT_AVAILABLE.

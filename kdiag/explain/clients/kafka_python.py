@@ -68,14 +68,16 @@ def _kafka_python_dns_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item
 def _kafka_python_connect_attempt(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port, node_id, role = _kafka_python_connection(m.string)
     address = re.search(r"\[IPv[46] \('(?P<addr>[^']+)'", m.string)
+    ip = address.group("addr") if address else None
     status = _ERRNO_TCP.get(m.group("errno"))
     if status is None:  # another errno (Windows' WSAEWOULDBLOCK 10035: a kafka-python bug, not the network)
         return
-    if host is None:  # kafka-python before 1.0: <BrokerConnection host=h port=9092>
-        old = re.search(rf"<BrokerConnection host=(?P<host>{HOST}) port=(?P<port>\d{{1,5}})>", m.string)
-        host, port = (old.group("host"), int(old.group("port"))) if old else (None, None)
-    yield Sighting(CONNECT, KAFKA_PYTHON, host, port, address.group("addr") if address else None, node_id, role,
-                   status=status, detail=f"connect attempt returned error {m.group('errno')}")
+    if host is None:  # kafka-python before 1.0: <BrokerConnection host=h port=9092>, host=h/address once resolved
+        old = re.search(rf"<BrokerConnection host=(?P<host>{HOST})(?:/(?P<ip>[0-9A-Fa-f:.]+))? port=(?P<port>\d{{1,5}})>",
+                        m.string)
+        host, port, ip = (old.group("host"), int(old.group("port")), old.group("ip")) if old else (None, None, ip)
+    yield Sighting(CONNECT, KAFKA_PYTHON, host, port, ip, node_id, role, status=status,
+                   detail=f"connect attempt returned error {m.group('errno')}")
 
 
 @pattern("kafka_python.connection_fact", KAFKA_PYTHON, "<BrokerConnection ", _CONNECTION.pattern,

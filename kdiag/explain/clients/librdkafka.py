@@ -19,7 +19,6 @@ from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
-
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
 _AFTER = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
@@ -129,7 +128,8 @@ def _rd_request_in_flight_timeout(m: re.Match[str], scan: ScanState) -> Iterator
          "(after 26ms in state APIVERSION_QUERY)")
 def _rd_ssl_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(PLAINTEXT_ON_TLS, guess="might be caused by incorrect security.protocol "
-                                           "configuration (connecting to a SSL listener?) or broker version is < 0.10")
+                                           "configuration (connecting to a SSL listener?) or broker version is < 0.10",
+                                           alternatives=("BROKER_TOO_OLD",))
 
 
 # What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).
@@ -168,7 +168,9 @@ def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     why = _AFTER.sub("", m.group("why") or "")
     lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
     symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
-    yield RdBroker.find(m.string).sighting(symptom, detail=why or None)
+    hint = symptom == CERT_UNTRUSTED and why.startswith("broker certificate could not be verified")  # since 2.0: a name too
+    yield RdBroker.find(m.string).sighting(symptom, detail=why or None, **({"guess": why, "alternatives": (
+        "TLS_HOSTNAME_MISMATCH",)} if hint else {}))  # librdkafka's own hint alone: the CA likely, or the name
 
 
 # The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
@@ -244,7 +246,7 @@ def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.sasl_authentication", LIBRDKAFKA, "SASL authentication error",
-         r"SASL authentication error: (?P<why>.*)",
+         r"SASL authentication error: (?!.*Broker handle destroyed)(?P<why>.*)",  # destroyed: the client shutting down
          "%3|1795271509.801|FAIL|rdkafka#producer-1| [thrd:sasl_plaintext://127.0.0.1:9094/bootstrap]: "
          "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL authentication error: Authentication failed: Invalid "
          "username or password (after 311ms in state AUTH_REQ)")
@@ -335,16 +337,13 @@ def _kcat_header(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"(?:^|[\s|])broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
-         "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")
-def _kcat_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+def _listed_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-@pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
-         "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
-         "kafka-1.internal:9092 NodeId 1")
-def _rd_metadata_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port = split_endpoint(m.group("hp"))
-    yield Fact("broker", host, port, int(m.group("id")))
+pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"(?:^|[\s|])broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
+        "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")(_listed_broker)
+pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
+        "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "
+        "kafka-1.internal:9092 NodeId 1")(_listed_broker)

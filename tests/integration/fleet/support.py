@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as _dt
+import gzip
 import json
 import math
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from kdiag.fleet.reference import iso
+from kdiag.fleet.reference import classify_record, iso
 from kdiag.fleet.tables import KEYS, TABLES
 
 FLOAT_TOLERANCE = 1e-9
@@ -69,3 +71,48 @@ def differences(name: str, actual: list[dict[str, Any]], expected: list[dict[str
             if not _same(got[key][column], want[key][column]):
                 problems.append(f"{name} {key} {column}: {got[key][column]!r} != {want[key][column]!r}")
     return problems
+
+
+# --- the reports table (kdiag fleet ingest) --------------------------------------------------------
+
+
+def expected_records(records: list[str]) -> tuple[Counter[str], int]:
+    """(report_id -> how many records carry it, how many records are rejected)."""
+    keys: Counter[str] = Counter()
+    rejected = 0
+    for text in records:
+        reason, data = classify_record(text)
+        if reason is None:
+            assert data is not None
+            keys[data["report_id"]] += 1
+        else:
+            rejected += 1
+    return keys, rejected
+
+
+def table_contents(table: Path) -> tuple[Counter[str], int, set[str]]:
+    """(report_id -> rows in the reports table, rows in the rejected table, the days' batch directories)."""
+    import duckdb
+
+    con = duckdb.connect()
+    keys = Counter({key: count for key, count in con.execute(
+        f"SELECT key, count(*) FROM read_parquet('{table}/reports/**/*.parquet', hive_partitioning = false) "
+        "GROUP BY key").fetchall()})
+    files = list((table / "rejected").glob("**/*.parquet"))
+    rejected = con.execute(f"SELECT count(*) FROM read_parquet('{table}/rejected/**/*.parquet')").fetchone()[0] \
+        if files else 0
+    batches = {f"{day.name}/{batch.name}" for day in (table / "reports").glob("day=*") for batch in day.iterdir()
+               if not batch.name.startswith((".", "_"))}
+    return keys, rejected, batches
+
+
+def source_records(source: Path) -> list[str]:
+    records = []
+    for path in sorted(source.glob("**/*")):
+        if path.name.endswith((".jsonl", ".jsonl.gz")):
+            opener = gzip.open if path.name.endswith(".gz") else open
+            with opener(path, "rt", encoding="utf-8") as handle:
+                records.extend(line for line in handle.read().split("\n") if line.strip())
+        elif path.name.endswith(".json"):
+            records.append(path.read_text(encoding="utf-8"))
+    return records

@@ -5,7 +5,6 @@ summary and report.html as ``kdiag fleet analyze`` of the raw files."""
 
 from __future__ import annotations
 
-import gzip
 import json
 import os
 import shutil
@@ -18,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from kdiag.fleet.reference import classify_record
 from kdiag.fleet.tables import TABLES
 from kdiag.lab.kafka import KafkaBroker
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
-from tests.integration.fleet.support import differences, read_table
+from tests.integration.fleet.support import (differences, expected_records, read_table, source_records,
+                                             table_contents)
 from tests.integration.fleet.test_fleet_kafka import fleet_records, produce_records
 from tests.kdiag_cli import KdiagRun, run_kdiag
 from tests.waiting import wait_until
@@ -32,34 +31,6 @@ pytestmark = pytest.mark.timeout(2400)
 KILL_TIMEOUT = 900
 
 
-def _expected(records: list[str]) -> tuple[Counter[str], int]:
-    """(report_id -> how many records carry it, how many records are rejected)."""
-    keys: Counter[str] = Counter()
-    rejected = 0
-    for text in records:
-        reason, data = classify_record(text)
-        if reason is None:
-            assert data is not None
-            keys[data["report_id"]] += 1
-        else:
-            rejected += 1
-    return keys, rejected
-
-
-def _table_contents(table: Path) -> tuple[Counter[str], int, set[str]]:
-    """(report_id -> rows in the reports table, rows in the rejected table, the days' batch directories)."""
-    import duckdb
-
-    con = duckdb.connect()
-    keys = Counter({key: count for key, count in con.execute(
-        f"SELECT key, count(*) FROM read_parquet('{table}/reports/**/*.parquet', hive_partitioning = false) "
-        "GROUP BY key").fetchall()})
-    files = list((table / "rejected").glob("**/*.parquet"))
-    rejected = con.execute(f"SELECT count(*) FROM read_parquet('{table}/rejected/**/*.parquet')").fetchone()[0] \
-        if files else 0
-    batches = {f"{day.name}/{batch.name}" for day in (table / "reports").glob("day=*") for batch in day.iterdir()
-               if not batch.name.startswith((".", "_"))}
-    return keys, rejected, batches
 
 
 def _ingest_killed_after_the_first_batch(args: list[str], table: Path, log: Path) -> None:
@@ -109,22 +80,11 @@ def file_table(fleet: Path, tmp_path_factory: pytest.TempPathFactory) -> tuple[P
     return source, table
 
 
-def _source_records(source: Path) -> list[str]:
-    records = []
-    for path in sorted(source.glob("**/*")):
-        if path.name.endswith((".jsonl", ".jsonl.gz")):
-            opener = gzip.open if path.name.endswith(".gz") else open
-            with opener(path, "rt", encoding="utf-8") as handle:
-                records.extend(line for line in handle.read().split("\n") if line.strip())
-        elif path.name.endswith(".json"):
-            records.append(path.read_text(encoding="utf-8"))
-    return records
-
 
 def test_files_killed_mid_ingest_and_run_again_land_exactly_once(file_table: tuple[Path, Path]) -> None:
     source, table = file_table
-    keys, rejected = _expected(_source_records(source))
-    got, got_rejected, batches = _table_contents(table)
+    keys, rejected = expected_records(source_records(source))
+    got, got_rejected, batches = table_contents(table)
     assert got == keys and got_rejected == rejected == 6
     assert len(batches) == 1, batches  # the day's batches compacted into one directory
 
@@ -158,7 +118,7 @@ def test_new_files_are_ingested_incrementally_and_the_old_ones_stay_once(file_ta
     source, ingested = file_table
     table = tmp_path / "table"  # a copy: the other tests read the table as the generated files made it
     shutil.copytree(ingested, table)
-    before, _, _ = _table_contents(table)
+    before, _, _ = table_contents(table)
     late = []
     for n in range(40):  # a spool delivering hours late: reports of a day long gone, and one duplicate
         data = {"schema": "kdiag.report/1", "report_id": f"late-{n}", "generated_at": f"2026-11-1{n % 3}T08:00:00Z",
@@ -170,7 +130,7 @@ def test_new_files_are_ingested_incrementally_and_the_old_ones_stay_once(file_ta
         _ingest(str(source), "--table", str(table), "--max-files-per-batch", "1")
     finally:
         new.unlink()
-    after, _, batches = _table_contents(table)
+    after, _, batches = table_contents(table)
     assert after == before + Counter({f"late-{n}": 1 for n in range(40)}) + Counter({"late-0": 1})
     assert {b.split("/")[0] for b in batches} >= {"day=2026-11-10", "day=2026-11-11", "day=2026-11-12"}
 
@@ -185,8 +145,8 @@ def test_a_topic_killed_mid_ingest_and_run_again_lands_exactly_once(kafka_broker
     table = tmp_path / "table"
     _ingest_killed_after_the_first_batch([source, "--max-records-per-batch", "600"], table, tmp_path / "killed.log")
     _ingest(source, "--table", str(table), "--max-records-per-batch", "600")
-    keys, rejected = _expected(records)
-    got, got_rejected, _ = _table_contents(table)
+    keys, rejected = expected_records(records)
+    got, got_rejected, _ = table_contents(table)
     assert got == keys and got_rejected == rejected
     out = tmp_path / "out"
     run = run_kdiag("fleet", "analyze", "--table", str(table), "--out", str(out), timeout=SPARK_TIMEOUT)

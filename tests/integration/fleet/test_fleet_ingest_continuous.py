@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.fleet.test_fleet_ingest import _expected, _source_records, _table_contents
+from tests.integration.fleet.support import expected_records, source_records, table_contents
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.timeout(1800)
@@ -54,18 +54,18 @@ def test_a_continuous_ingest_takes_new_files_as_they_arrive_and_stops_cleanly_on
         if not commits.is_dir() or not any(commits.iterdir()):
             return False
         try:
-            return _table_contents(table)[0] >= +keys
+            return table_contents(table)[0] >= +keys
         except duckdb.Error:  # files of the next batch appearing while they are listed
             return False
 
     try:
-        first_keys, _ = _expected(_source_records(source))
+        first_keys, _ = expected_records(source_records(source))
         wait_until(lambda: has(first_keys), ARRIVAL_TIMEOUT, lambda: f"the first file: {log.read_text()[-3000:]}")
         late = _late_reports(25)
         arriving = source / "reports" / ".spool-late.jsonl.tmp"  # hidden while written, as a spool writes
         arriving.write_text("\n".join([*late, late[0]]) + "\n", encoding="utf-8")
         arriving.rename(source / "reports" / "spool-late.jsonl")
-        every, rejected = _expected(_source_records(source))
+        every, rejected = expected_records(source_records(source))
         wait_until(lambda: has(every), ARRIVAL_TIMEOUT, lambda: f"the late file: {log.read_text()[-3000:]}")
         process.send_signal(signal.SIGTERM)
         stdout, _ = process.communicate(timeout=300)
@@ -75,7 +75,7 @@ def test_a_continuous_ingest_takes_new_files_as_they_arrive_and_stops_cleanly_on
             process.wait(30)
     assert process.returncode == 0, log.read_text()[-3000:]
     assert "ingested" in stdout.decode()
-    keys, rows_rejected, batches = _table_contents(table)
+    keys, rows_rejected, batches = table_contents(table)
     assert keys == every and every["spooled-0"] == 2 and rows_rejected == rejected
     assert any(batch.startswith("day=2026-11-02/") for batch in batches)  # a day long gone, not dropped
     assert "internal error" not in log.read_text() and "Traceback" not in log.read_text()

@@ -1,0 +1,57 @@
+"""ruby-kafka (and fluent-plugin-kafka, racecar, phobos, delivery_boy on it): the lines that name its seed brokers
+(the bootstrap), the brokers the metadata gave it, and its give-up line. From lib/kafka/cluster.rb:
+
+- ``Fetching cluster metadata from kafka://host:9092`` (a seed broker, tried in turn);
+- ``Discovered cluster metadata; nodes: host:9092 (node_id=1), ...`` (the advertised brokers);
+- ``Failed to fetch metadata from kafka://host:9092: <error>`` and, in the ConnectionError that ends it, one
+  ``- kafka://host:9092: <error>`` line per seed broker, under ``Could not connect to any of the seed brokers:``.
+
+The error words are Ruby's (``Connection refused - connect(2) for "host" port 9092``, ``getaddrinfo: Name or
+service not known``), read by ``generic``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.clients.generic import failure_at, gave_up
+from kdiag.explain.clients.versions import gap
+from kdiag.explain.sightings import BOOTSTRAP, HOST, OTHER, Fact, Item, Pattern, ScanState, registrar
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+_SEED = rf"kafka(?:\+ssl)?://(?P<host>{HOST}):(?P<port>\d{{1,5}})"
+
+
+@pattern("ruby_kafka.seed", OTHER, "kafka://",
+         rf"(?:Fetching cluster metadata from |Failed to fetch metadata from |^\s*- ){_SEED}(?: \([^)]*\))?(?P<rest>.*)",
+         "Failed to fetch metadata from kafka://kafka-1.example:9092: Connection refused - connect(2) for "
+         "\"kafka-1.example\" port 9092")
+def _seed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = m.group("host"), int(m.group("port"))
+    yield Fact(BOOTSTRAP, host, port)
+    yield from failure_at(scan, m.group("rest"), host, port, role=BOOTSTRAP)
+
+
+@pattern("ruby_kafka.nodes", OTHER, "Discovered cluster metadata; nodes: ", r"Discovered cluster metadata; nodes: (?P<nodes>.*)",
+         "Discovered cluster metadata; nodes: kafka-1.example:9092 (node_id=1), kafka-2.example:9092 (node_id=2)")
+def _nodes(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for node in re.finditer(rf"(?P<host>{HOST}):(?P<port>\d{{1,5}}) \(node_id=(?P<id>\d+)\)", m.group("nodes")):
+        yield Fact("broker", node.group("host"), int(node.group("port")), int(node.group("id")))
+
+
+pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",
+        r"Could not connect to any of the seed brokers", "Kafka::ConnectionError: Could not connect to any of the seed "
+        "brokers:")(gave_up("Could not connect to any of the seed brokers"))
+
+
+# cluster.rb get_coordinator: every broker's FindCoordinator (GroupCoordinator) failed with a ConnectionError -- brokers
+# that had just answered Metadata -- then raise Kafka::Error, "Failed to find coordinator" ("Failed to find group
+# coordinator" in older releases). A broker before 0.9 does not know the request and closes the connection: likely.
+@pattern("ruby_kafka.no_coordinator", OTHER, "Failed to find ", r"Kafka::Error: Failed to find (?:group )?coordinator",
+         "Kafka::Error: Failed to find group coordinator")
+def _no_coordinator(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(OTHER, "FindCoordinator", m.group(0), guess=f"{m.group(0)} (every broker closed the connection at the "
+              "coordinator lookup, after answering Metadata)")
