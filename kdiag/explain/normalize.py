@@ -188,11 +188,14 @@ def _bare(key: str) -> bool:
 
 
 def _strings(value: object, key: str, out: list[tuple[str, str]], depth: int = 0) -> None:
-    """The string values of a JSON document in document order, each with its dotted key."""
+    """The scalar values of a JSON document in document order, each with its dotted key, as text (a number and a
+    switch matter too: franz-go's seed broker is "broker":-2147483647, a tool's "tls":true)."""
     if len(out) >= MAX_RECORD_LINES or depth > 8:
         return
     if isinstance(value, str):
         out.append((key, value.replace("\r", "")))
+    elif isinstance(value, (bool, int, float)):
+        out.append((key, json.dumps(value)))
     elif isinstance(value, dict):
         for name, inner in value.items():
             _strings(inner, f"{key}.{name}" if key and key not in ("error", "err") else str(name), out, depth + 1)
