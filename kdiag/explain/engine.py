@@ -15,6 +15,7 @@ from itertools import accumulate
 from typing import IO
 
 from kdiag.explain.findings import findings_from
+from kdiag.explain.normalize import normalised
 from kdiag.explain.observations import Observations
 from kdiag.explain.patterns import NEEDLES, Scanner
 from kdiag.explain.reader import Block, LogLine, read_blocks, text_blocks
@@ -82,10 +83,10 @@ def _observe_block(block: Block, scanner: Scanner, seen: Observations) -> None:
         if index in hinted:
             seen.secrets.learn(text)
         if index in hits:
-            items = scanner.scan(block.first + index, text, hits[index])
+            items = scanner.scan(block.first + index, text, hits[index])  # distances: in lines as read
             if items:
                 seen.recognised_lines += 1
-                seen.add(LogLine(block.first + index, text), items)
+                seen.add(LogLine(block.number(index), text), items)
                 read.add(index)
     if len(seen.error_lines) < MAX_ERROR_LINES:
         _note_error_lines(block, joined, starts, read, seen)
@@ -103,7 +104,7 @@ def _note_error_lines(block: Block, joined: str, starts: list[int], recognised: 
                 found.add(index)
             position = joined.find(word, starts[index + 1]) if index + 1 < len(starts) else -1
     for index in sorted(found)[:MAX_ERROR_LINES - len(seen.error_lines)]:
-        seen.error_lines.append((block.first + index, seen.secrets.scrub(block.lines[index])))
+        seen.error_lines.append((block.number(index), seen.secrets.scrub(block.lines[index])))
 
 
 def _lines_holding(text: str, starts: list[int], needles: Iterable[str]) -> dict[int, set[str]]:
@@ -121,7 +122,7 @@ def _lines_holding(text: str, starts: list[int], needles: Iterable[str]) -> dict
 def explain(blocks: Iterable[Block]) -> Explanation:
     """The findings a client log supports, errors first."""
 
-    seen = observe(blocks)
+    seen = observe(normalised(blocks))
     findings = by_severity(findings_from(seen))
     if seen.secrets.values:  # a secret learned late in the log may sit in a line gathered earlier
         findings = [_scrubbed(f, seen.secrets) for f in findings]

@@ -35,8 +35,9 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, ipv6_refused, likely, or_readings, same_machine, sasl_down,
-                                    topic_missing, well_known_port)
+                                    closed_connection, closing_readings, family_split_reading, ipv6_refused, likely,
+                                    loopback_name, or_reading, or_readings, other_readings, same_machine, sasl_down,
+                                    terminated_during_authentication, topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -109,14 +110,25 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)
+    if subject.finding_id == "BOOTSTRAP_REFUSED" and loopback_name(subject.host) and not subject.addresses \
+            and not subject.role_guessed:
+        split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
+        return family_split_reading(built, split, subject)
     if subject.role_guessed:
         role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
         other_id = _finding_id(subject.groups[0], role, facts)
         if other_id != subject.finding_id:
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
+            and not facts.tls:
+        return [terminated_during_authentication(built)]
     if subject.guessed:
-        return [likely(built, subject), *or_readings(subject, context, BUILDERS)]
+        guessed, shown = likely(built, subject), or_readings(subject, context, BUILDERS)  # the pattern's alternatives
+        others = [] if any(g.first.alternatives for g in subject.groups) else [  # else the known other causes
+            or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
+            for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
+        return [guessed, *shown, *others]
     return [built]
 
 
@@ -143,7 +155,7 @@ def _consequences_only(context: Context) -> list[Finding]:
         host, port = first.host, first.port
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = closing_readings(context.facts)
+        readings = closing_readings(context.facts, first.client)
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}

@@ -115,18 +115,29 @@ class Facts:
     security: str | None = None  # the security.protocol the client's configuration in the paste shows
     tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
+    listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
+    listener_tls: bool = False  # ... a TLS listener
+    replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
+    unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
             if fact.name and fact.name not in self.topics and len(self.topics) < MAX_EXAMPLES:
                 self.topics.append(fact.name)
             return
+        if fact.kind == "replicas":
+            self.replicas = max(self.replicas, int(fact.name or 0))
+            return
         if fact.host is None:
             return
         endpoint = Endpoint(fact.host, fact.port or 9092)
+        if fact.kind == "unpaired_listener":
+            if len(self.unpaired) < MAX_EXAMPLES and all(e != endpoint for _, e, _ in self.unpaired):
+                self.unpaired.append((number, endpoint, text))
+            return
         if fact.kind == "bootstrap":
             self._add_bootstrap(number, text, endpoint)
         elif fact.node_id is not None and fact.node_id >= 0 and len(self.listed) < MAX_FACTS:
@@ -142,6 +153,10 @@ class Facts:
             self.sasl_settings = True
         elif fact.kind == "tls":
             self.tls_switch = True
+        elif fact.kind == "listener_sasl":
+            self.listener_sasl = True
+        elif fact.kind == "listener_tls":
+            self.listener_tls = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

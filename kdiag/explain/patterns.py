@@ -24,15 +24,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.clients import (broker, broker_lists, command_line, erlang, generic, go, java, java_gave_up,
-                                   kafka_errors, kafka_python, kafkajs, librdkafka, librdkafka_old, other_servers, ruby,
-                                   versions)
+from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, java,
+                                   java_gave_up, kafka_errors, kafka_python, kafkajs, librdkafka, librdkafka_errors,
+                                   librdkafka_old, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
-                           *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS,
-                           *kafka_errors.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
-                           *ruby.PATTERNS, *erlang.PATTERNS, *generic.PATTERNS]
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *librdkafka_errors.PATTERNS, *java.PATTERNS,
+                           *java_gave_up.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS,
+                           *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS, *versions.PATTERNS,
+                           *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS, *ruby.PATTERNS,
+                           *erlang.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a version gap in every client's
 words, the logs of servers that are not Kafka (ZooKeeper's) about a client that spoke Kafka to them, and last the
@@ -90,6 +91,9 @@ def _unique(items: list[Item]) -> list[Item]:
     placed = {item.symptom for item in items if isinstance(item, Sighting) and (item.topic or item.host)}
     items = [item for item in items
              if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in placed)]
+    # What a catch-all pattern read (any.error_eof) says less than what a family's own pattern read in the line.
+    if any(isinstance(item, Sighting) and not item.catch_all for item in items):
+        items = [item for item in items if not (isinstance(item, Sighting) and item.catch_all)]
     for item in items:
         key = ((item.symptom, item.host, item.port, item.node_id, item.topic) if isinstance(item, Sighting)
                else (item.kind, item.host, item.port, item.node_id, item.name))

@@ -41,12 +41,19 @@ class LogTooLarge(OSError):
 
 @dataclass(frozen=True)
 class Block:
-    """Consecutive whole lines: ``lines[i]`` is line number ``first + i`` (1-based), without its break."""
+    """Consecutive whole lines: ``lines[i]`` is line number ``first + i`` (1-based), without its break; once
+    normalised (``normalize``), ``first + i`` is its place among the lines read and ``number(i)`` its number in
+    the input."""
 
     first: int
     lines: list[str]
     truncated: frozenset[int] = frozenset()  # indices of lines cut at MAX_LINE
     binary: frozenset[int] = frozenset()  # indices of lines holding NUL bytes
+    numbers: tuple[int, ...] = ()  # the input's line number of each line, once lines were joined or split
+
+    def number(self, index: int) -> int:
+        """The input's line number of ``lines[index]``."""
+        return self.numbers[index] if self.numbers else self.first + index
 
 
 @dataclass(frozen=True)

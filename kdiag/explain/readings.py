@@ -23,11 +23,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from kdiag.diagnose.wording import join_words
-from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.rule import finding
 from kdiag.explain.observations import Facts, Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA
+from kdiag.explain.sightings import (ADVERTISED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, GO,
+                                     NOT_IN_METADATA)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -55,6 +56,10 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
+                             "listener that does not answer TLS, a proxy holding the connection)"),
+    "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
+                                  "timeout (a listener that does not answer TLS, a proxy holding the connection)"),
     "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
                          "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "
                          "the first request"),
@@ -75,6 +80,28 @@ def hedged(built: Finding, prefix: str, words: str, **evidence: object) -> Findi
                    explanation=f"{words} {built.explanation}".strip(), evidence=data)
 
 
+# The catalog ids of the other causes a guess's words also cover (OTHER_CAUSES says them in words): each is an
+# "Or" reading beside the client's own guess.
+OTHER_READINGS = {
+    "SASL_REQUIRED": ("TLS_EXPECTED",),
+    "SASL_REQUIRED+go": ("TLS_EXPECTED", "TLS_UNEXPECTED"),
+    "TLS_EXPECTED": ("SASL_REQUIRED",),
+}
+
+
+def other_readings(built: Finding, subject: Subject) -> tuple[str, ...]:
+    return OTHER_READINGS.get(f"{built.id}+{subject.clients[0]}" if subject.clients else built.id) or \
+        OTHER_READINGS.get(built.id, ())
+
+
+def or_reading(guessed: Finding, other: Finding) -> Finding:
+    """Another cause the words of the client's guess cover, as an "Or" reading beside it."""
+    confirm = str(guessed.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = (f"The client guessed {guessed.id}, but its words also fit this cause. `{confirm}` on the client's "
+             "machine decides.")
+    return hedged(other, OR, words, readings=[guessed.id, other.id])
+
+
 def likely(built: Finding, subject: Subject) -> Finding:
     """A finding whose lines are the client's own guess (``subject`` says which words)."""
     guess = subject.first("guess") or ""
@@ -84,6 +111,17 @@ def likely(built: Finding, subject: Subject) -> Finding:
     words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
              f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
     return hedged(built, LIKELY, words, guess=guess)
+
+
+def terminated_during_authentication(built: Finding) -> Finding:
+    """Java's "terminated during authentication" with no TLS setting in the paste: its own words list several causes,
+    and only a client that authenticates (TLS or SASL) gets there, so TLS to a plaintext listener is the likely one."""
+    confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = ("The Java client says the connection ended while it authenticated and lists several causes itself; the "
+             "paste does not show its security.protocol. A TLS client at a plaintext listener is the usual one; the "
+             "same words come when a SASL client without TLS meets a TLS listener, when a broker before 1.0 refuses "
+             f"the SASL credentials, or when a firewall lets only some TLS through. `{confirm}` decides.")
+    return hedged(built, LIKELY, words, guess="terminated during authentication")
 
 
 def or_readings(subject: Subject, context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
@@ -110,15 +148,18 @@ def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Findi
             hedged(other, OR, said.format(other=primary.id), readings=readings, role=None)]
 
 
-def closing_readings(facts: Facts) -> list[str]:
+def closing_readings(facts: Facts, client: str = "") -> list[str]:
     """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
     the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
-    request and dropped); a client that authenticates is refused, not missing SASL."""
+    request and dropped); a client that authenticates is refused, not missing SASL. A Go client (Sarama,
+    segmentio, franz-go) or a line any client prints (a bare EOF, a reset) says the same words whichever side
+    spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext listener is a reading too."""
     sasl = "SASL_AUTH_FAILED" if facts.sasl else "SASL_REQUIRED"
     if facts.tls:
         return ["TLS_UNEXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
-    return [sasl, "TLS_EXPECTED", "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
-        ["TLS_EXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
+    either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
+    return [sasl, "TLS_EXPECTED", *either_way, "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
+        ["TLS_EXPECTED", sasl, *either_way, "BROKER_CLOSED_CONNECTION"]
 
 
 def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
@@ -126,13 +167,49 @@ def closed_connection(subject: Subject, context: Context, built: dict[str, Findi
     client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one."""
     ids = list(built)
     confirm = context.confirm(fallback=subject.endpoint)
-    settings = (" The paste shows the client's TLS switch on, so a plaintext listener dropping its handshake is the "
-                "likely reading." if context.facts.tls else "")
+    likely, why = listener_hints(subject, context.facts)
+    likely &= set(ids)
+    verb = "is the likely reading" if len(likely) == 1 else "are the likely readings"
+    settings = f" {why}, so {join_words(sorted(likely))} {verb}." if likely else ""
     words = ("The client says only that the broker closed the connection after its first request, and a listener "
              f"does that for more than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on "
              "the client's machine decides (it reads the listener's first answer itself).")
-    return [hedged(finding_, LIKELY if context.facts.tls and finding_.id == "TLS_UNEXPECTED" else MAYBE, words,
-                   readings=ids) for finding_ in built.values()]
+    return [hedged(finding_, LIKELY if finding_.id in likely else MAYBE, words, readings=ids)
+            for finding_ in built.values()]
+
+
+# Managed services whose listeners are known by port: MSK's TLS (9094), SASL/SCRAM (9096) and IAM (9098) listeners
+# all speak TLS, the latter two SASL; Confluent Cloud's only listener is SASL_SSL.
+_MANAGED_PORTS = {9094: ("TLS_EXPECTED",), 9096: ("TLS_EXPECTED", "SASL_REQUIRED"), 9098: ("TLS_EXPECTED", "SASL_REQUIRED")}
+
+
+def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
+    """The closed-connection readings the paste makes likely, and why: the client's TLS switch on (a plaintext
+    listener dropped the handshake), the broker's side showing a SASL or TLS listener, or a managed service's
+    address whose listeners are known."""
+    if facts.tls:
+        return {"TLS_UNEXPECTED"}, "The paste shows the client's TLS switch on"
+    likely: set[str] = set()
+    reasons = []
+    host = (subject.host or "").lower()
+    if host.endswith(".confluent.cloud"):
+        likely |= {"TLS_EXPECTED", "SASL_REQUIRED"}
+        reasons.append("Confluent Cloud's listeners are SASL_SSL")
+    elif host.endswith(".amazonaws.com") and subject.port in _MANAGED_PORTS:
+        likely |= set(_MANAGED_PORTS[subject.port])
+        reasons.append(f"an MSK listener on port {subject.port} speaks {'SASL over TLS' if subject.port != 9094 else 'TLS'}")
+    if facts.listener_sasl:
+        likely.add("SASL_REQUIRED")
+        reasons.append("the broker's side of the paste shows a SASL listener")
+    if facts.listener_tls and facts.tls is None:
+        likely.add("TLS_EXPECTED")
+        reasons.append("the broker's side of the paste shows a TLS listener")
+    if facts.sasl and "SASL_REQUIRED" in likely:  # a client that authenticates is refused, not missing SASL
+        likely = (likely - {"SASL_REQUIRED"}) | {"SASL_AUTH_FAILED"}
+    if facts.tls is False:
+        likely.discard("TLS_UNEXPECTED")
+    said = join_words(reasons)
+    return likely, said[:1].upper() + said[1:]
 
 
 CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)
@@ -198,11 +275,29 @@ def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, po
     return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
 
 
+def loopback_name(host: str | None) -> bool:
+    """A loopback address given by name (localhost), which resolves to ::1 as well as 127.0.0.1."""
+    return host is not None and not classify_host(host).is_ip and classify_host(host).kind == LOOPBACK
+
+
+def family_split_reading(refused: Finding, split: Finding, subject: Subject) -> list[Finding]:
+    """A connection to localhost (by name) refused, no line saying on which address: the refusal is certain, and
+    a broker bound to IPv4 only refusing the name's IPv6 address (::1, which many systems try first) is a reading."""
+    confirm = str(refused.evidence.get("confirm") or "kdiag bootstrap localhost:9092")
+    said = (f"No line says which of {subject.where}'s addresses was refused. {subject.host} resolves to ::1 and to "
+            "127.0.0.1, and a broker listening on IPv4 only (listeners=PLAINTEXT://127.0.0.1:9092, or a container's "
+            f"IPv4 port mapping) refuses ::1, which clients often try first. `{confirm}` decides: it connects to each "
+            "address.")
+    return [refused, hedged(split, OR, said, readings=[refused.id, split.id])]
+
+
 def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
     """The client reached no bootstrap address and no line says why: each way a bootstrap connection fails."""
     endpoint = context.bootstrap[0]
     ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
                                                                                         "BOOTSTRAP_TIMEOUT"]
+    if loopback_name(endpoint.host):  # localhost resolves to ::1 too, and a broker bound to IPv4 refuses it
+        ids.append("ADVERTISED_ADDRESS_FAMILY_SPLIT")
     confirm = context.confirm()
     said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
             f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "

@@ -99,6 +99,7 @@ class Sighting:
     guess: str | None = None  # the line is itself a guess (the client's own "might be caused by ..."): its words
     role_from: str | None = None  # how the line shows the role when it does not name it (a produce, a group join)
     alternatives: tuple[str, ...] = ()  # with ``guess``: the other finding ids the same words fit (shown as "Or:")
+    catch_all: bool = False  # read by a catch-all pattern: it goes when a family's own pattern read the line too
 
 
 @dataclass(frozen=True)
@@ -271,6 +272,10 @@ class ScanState:
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     client_certificate: bool = False  # the log shows the client configured a certificate or keystore
     recent: tuple[int, str, int | None] | None = None  # (line, host, port) an unfamiliar client last tried to reach
+    config_id: int | None = None  # a broker configuration's id waiting for its listeners (clients.broker_configs)
+    config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
+    config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
+    env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

@@ -147,7 +147,27 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
         node_ids = sorted({n for _, n in entries})
         if len(node_ids) > 1 and classify_host(host).kind != UNSPECIFIED:
             found.append(_duplicate_finding(node_ids, Endpoint(host, port), replace(context, line=entries[0][0])))
+    if facts.replicas > 1:
+        listed = {(normalise_host(e.host), e.port) for _, _, e, _ in facts.listed}
+        found += [_shared_value(facts.replicas, endpoint, (line, text), replace(context, line=line))
+                  for line, endpoint, text in facts.unpaired
+                  if (normalise_host(endpoint.host), endpoint.port) not in listed
+                  and classify_host(endpoint.host).kind != UNSPECIFIED]
     return found
+
+
+def _shared_value(replicas: int, endpoint: Endpoint, line: tuple[int, str], context: Context) -> Finding:
+    """A chart's or a manifest's replicas given one advertised.listeners value: every replica advertises it, unless
+    the value is made per pod where the paste does not show it. Likely, not certain."""
+    from kdiag.explain.readings import LIKELY, hedged
+
+    built = _duplicate_finding(list(range(replicas)), endpoint, context)
+    words = (f"The paste asks for {replicas} broker replicas and gives them one advertised.listeners value, "
+             f"{endpoint}, with no broker id beside it: each replica advertises that one address, unless the chart "
+             "or the manifest builds each broker's own from its pod name somewhere the paste does not show. "
+             f"`{built.evidence.get('confirm')}` decides: it lists every broker's advertised address.")
+    data = {**dict(built.evidence), "lines": [line[1]], "line_numbers": [line[0]], "count": 1, "replicas": replicas}
+    return hedged(replace(built, evidence=data), LIKELY, words)
 
 
 def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:

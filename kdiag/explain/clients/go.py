@@ -10,8 +10,8 @@ from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
-                                     GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED,
-                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
+                                     GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_FAILED,
+                                     TLS_ON_PLAINTEXT, client_certificate_symptom, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
                                      bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -34,6 +34,17 @@ def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, node_id, role = _go_broker(m.string)
     yield Sighting(CONNECT, GO, host or address, port, address, node_id, role, status=tcp_status(m.group("why")),
                    detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
+
+
+# crypto/tls DialWithDialer's timeoutError (Sarama dials TLS with it): the dial timeout covers the TCP connect and
+# the handshake, so a filtered port and a listener that never answers the ClientHello end alike: a guess.
+@pattern("go.tls_dial_timeout", GO, "DialWithDialer timed out", r"tls: DialWithDialer timed out",
+         "[sarama] 2024/05/01 10:00:00 Failed to connect to broker kafka.example.com:9093: tls: DialWithDialer timed out")
+def _go_tls_dial_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    named = re.search(rf"broker (?P<hp>{HOSTPORT}): tls:", m.string)
+    if named is not None:  # without the address, the client's giving up (go.out_of_brokers) says as much
+        sighting = _go_sighting(CONNECT, m.string, scan, hostport=named.group("hp"), detail=m.group(0))
+        yield replace(sighting, status="timeout", guess="tls: DialWithDialer timed out")
 
 
 @pattern("go.lookup", GO, "lookup ",
@@ -84,11 +95,33 @@ def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, detail="immediate EOF after the TLS ClientHello")
 
 
+# Go's crypto/tls when the listener answers the handshake with an alert (alert.go's names): about the client's
+# certificate, the same alerts librdkafka names its own way; "handshake failure" says no more than that (no shared
+# cipher or version, or a listener that wants a client certificate): a TLS reading, not a certainty.
+_GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "certificate_required",
+              "unknown certificate authority": "unknown_ca", "unknown certificate": "certificate_unknown",
+              "expired certificate": "certificate_expired", "revoked certificate": "certificate_revoked",
+              "unsupported certificate": "unsupported_certificate", "access denied": "access_denied"}
+
+
+@pattern("go.tls_alert", GO, "remote error: tls: ", rf"remote error: tls: (?P<alert>{'|'.join(_GO_ALERTS)}|handshake failure)",
+         "[sarama] Failed to connect to broker kafka:9093: remote error: tls: certificate required")
+def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    alert = _GO_ALERTS.get(m.group("alert"))
+    if alert is None:
+        yield replace(_go_sighting(TLS_FAILED, m.string, scan, detail=m.group(0)), guess=m.group(0))
+        return
+    yield _go_sighting(client_certificate_symptom(alert, scan), m.string, scan, detail=alert)
+
+
 # Go's TLS handshake runs on the first write: a listener that closes on the ClientHello makes Sarama's
 # first request fail with EOF, which a plain TCP write never returns.
 @pattern("go.sarama_send_eof", GO, "Failed to send ",
          rf"Failed to send (?P<request>\w+Request)(?: V\d+)? to (?P<hp>{HOSTPORT}): EOF\s*$",
          "[sarama] 2026/11/21 17:27:08 Failed to send ApiVersionsRequest V3 to 127.0.0.1:50033: EOF")
+@pattern("go.sarama_api_versions_eof", GO, "Error while sending ",  # Sarama 1.29+, the request sent inside Open
+         rf"Error while sending (?P<request>\w+Request)(?: V\d+)? to broker (?P<hp>{HOSTPORT}): EOF\s*$",
+         "[sarama] 2024/05/01 10:00:00 Error while sending ApiVersionsRequest to broker kafka:9093: EOF")
 def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
                        detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")

@@ -188,6 +188,21 @@ for _needle, _example in ((": EOF", "failed to write messages: EOF"), ("unexpect
     pattern(f"go.request_eof.{len(PATTERNS)}", ANY, _needle, _REQUEST_EOF, _example)(_go_request_eof)
 
 
+# Any tool's error line that ends in Go's io.EOF (a wrapper's "Error creating topic: EOF", topicctl's "ERROR EOF",
+# "OriginalError: EOF", "err: EOF", "error : EOF"): the broker hung up, whatever the tool was doing. A parser's EOF
+# (a YAML, JSON or config file cut short) is not a connection's.
+_ERROR_WORD = re.compile(r"\b(?:[Ee]rr(?:or)?|ERRO(?:R)?|FATAL|[Ff]ail(?:ed|ure)?|OriginalError)\b")
+_PARSER_WORD = re.compile(r"\b(?:yaml|json|toml|xml|parse|parsing|unmarshal|decode|decoding|file|line \d+)\b")
+
+
+@pattern("any.error_eof", ANY, "EOF", r"(?:[:=(\[]\s*|\s)(?P<eof>(?:unexpected )?EOF)\]?\)?(?=\s|$)",
+         "[2021-05-19 13:34:01] ERROR EOF")
+def _error_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    before = m.string[:m.start()]
+    if _ERROR_WORD.search(before) and not _PARSER_WORD.search(m.string):
+        yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group("eof"), catch_all=True)
+
+
 # segmentio/kafka-go dialer.go: fmt.Errorf("failed to dial: failed to open connection to %s: %w", address, err); an
 # EOF or a reset there is the listener hanging up on the connection's first exchange (TLS, SASL, ApiVersions).
 @pattern("segmentio.dial_closed", ANY, "failed to open connection to ",
@@ -213,6 +228,7 @@ def _broken_pipe(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 @pattern("node.econnreset", ANY, "ECONNRESET", r"\b(?:read ECONNRESET|write EPIPE|ECONNRESET)\b",
          "KafkaJSConnectionError: Connection error: read ECONNRESET")
+@pattern("node.epipe", ANY, "EPIPE", r"\bwrite EPIPE\b", "KafkaJSConnectionError: Connection error: write EPIPE")
 def _node_econnreset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, ANY, detail=m.group(0))
 

@@ -327,3 +327,13 @@ def _kafka_python_authenticating_reset(m: re.Match[str], scan: ScanState) -> Ite
          "socket.gaierror: [Errno -2] Name or service not known")
 def _python_gaierror(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield from _python_socket_error(KAFKA_PYTHON, m.group(0), None, None, None, UNKNOWN, None)
+
+
+# The same resolver error without its exception's name: asyncio and aiokafka re-raise it as OSError, a wrapper logs
+# only str(exc), Windows says "getaddrinfo failed". A host named in the same line (a family's own pattern) wins.
+@pattern("python.resolver_errno", KAFKA_PYTHON, "[Errno ",
+         r"\[Errno (?P<n>-2|-3|-5|8|11001|11004)\] (?:Name or service not known|Temporary failure in name resolution|"
+         r"No address associated with hostname|nodename nor servname provided, or not known|getaddrinfo failed|"
+         r"No such host is known)", "OSError: [Errno -2] Name or service not known")
+def _python_resolver_errno(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _python_socket_error(KAFKA_PYTHON, m.group(0), None, None, None, UNKNOWN, None)

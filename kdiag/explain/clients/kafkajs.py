@@ -49,7 +49,7 @@ def _kafkajs_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("kafkajs.connection_timeout", KAFKAJS, "Connection timeout", r"KafkaJSConnectionError: Connection timeout|"
-         r"\"message\":\"\[(?:Connection|BrokerPool)\] (?:Failed to connect to seed broker[^\"]*: )?Connection timeout\"",
+         r"\[(?:Connection|BrokerPool)\] (?:Failed to connect to seed broker[^\"]*: )?Connection timeout(?:\"|$| )",
          '{"level":"ERROR","timestamp":"2026-11-21T17:38:06.991Z","logger":"kafkajs","message":"[Connection] Connection '
          'timeout","broker":"127.0.0.1:50237","clientId":"app"}')
 def _kafkajs_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -101,7 +101,7 @@ def _kafkajs_certificate_name(m: re.Match[str], scan: ScanState) -> Iterator[Ite
 # A listener that wants TLS (plaintext bytes end its handshake) and one that wants SASL (a Kafka request
 # before authentication) both just close; kafkajs says only this, for either.
 @pattern("kafkajs.connection_closed", KAFKAJS, "Closed connection",
-         r"KafkaJS\w*Error: Closed connection|\[BrokerPool\] Closed connection",
+         r"KafkaJS\w*: Closed connection|\[BrokerPool\] Closed connection",
          '{"level":"ERROR","timestamp":"2026-11-21T17:27:09.663Z","logger":"kafkajs","message":"[BrokerPool] Closed '
          'connection","retryCount":0,"retryTime":354}')
 def _kafkajs_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -118,7 +118,7 @@ def _kafkajs_sasl(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(SASL_CREDENTIALS, KAFKAJS, host, port, mechanism=m.group("mech").upper(), detail=m.group("why"))
 
 
-_KAFKAJS_BROKER = re.compile(r"\"broker\":\"(?P<hp>[^\"]+)\"")
+_KAFKAJS_BROKER = re.compile(r"\"broker\":\"(?P<hp>[^\"]+)\"|\bbroker=(?P<field>\S+)")  # its JSON, or a logger's
 _KAFKAJS_ROLES = (("Failed to connect to seed broker", BOOTSTRAP), ("[Producer] Failed to send messages", ADVERTISED))
 
 
@@ -137,7 +137,7 @@ def _kafkajs_role(line: str) -> str:
 
 def _kafkajs_broker(line: str) -> str | None:
     m = _KAFKAJS_BROKER.search(line)
-    return m.group("hp") if m else None
+    return (m.group("hp") or m.group("field")) if m else None
 
 
 def _kafkajs_port(line: str, host: str) -> int | None:

@@ -342,7 +342,7 @@ def _listed_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"^\s*broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
+pattern("kcat.broker", LIBRDKAFKA, "broker ", rf"(?:^|[\s|])broker (?P<id>-?\d+) at (?P<hp>{HOSTPORT})\b",
         "  broker 0 at ip-172-31-18-160.us-west-2.compute.internal:9092 (controller)")(_listed_broker)
 pattern("librdkafka.metadata_broker", LIBRDKAFKA, "NodeId", rf"Broker #\d+/\d+: (?P<hp>{HOSTPORT}) NodeId (?P<id>-?\d+)",
         "%7|1795270000.100|METADATA|rdkafka#producer-1| [thrd:main]: 127.0.0.1:9092/bootstrap: Broker #0/1: "

@@ -13,9 +13,9 @@ import pytest
 from bench.explain_corpus import (CORPUS, Case, MalformedCase, load_case, load_corpus, run_corpus, score, tallies,
                                   total)
 
-RIGHT_FLOOR = 0.94  # the share of cases right, as last measured
+RIGHT_FLOOR = 0.95  # the share of cases right, as last measured (272 of 286)
 WRONG_CEILING = 0.0  # the share of cases with an error finding the thread contradicts
-FAMILY_FLOOR = 0.8  # every family's share right
+FAMILY_FLOOR = 0.86  # every family's share right (lowest: jvm-frameworks 86.2 %)
 MIN_CASES = 286
 
 

@@ -76,7 +76,8 @@ def test_librdkafkas_own_guess_is_likely_not_certain():
 
 def test_a_connection_the_broker_closed_is_each_listener_mismatch_and_broker_closed_connection():
     assert _readings("Error: kafka: client has run out of available brokers to talk to: EOF") == [
-        ("TLS_EXPECTED", "warning"), ("SASL_REQUIRED", "warning"), ("BROKER_CLOSED_CONNECTION", "warning")]
+        ("TLS_EXPECTED", "warning"), ("SASL_REQUIRED", "warning"), ("TLS_UNEXPECTED", "warning"),
+        ("BROKER_CLOSED_CONNECTION", "warning")]
 
 
 def test_a_client_that_authenticates_reads_a_hang_up_as_its_credentials_first():
