@@ -159,7 +159,10 @@ def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    guess=f"{m.group(0)} (the listener hung up instead of answering the SASL handshake)")
 
 
-_SASL_HANDSHAKE_EOF = r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF"
+# (Sarama's "Failed to read SASL handshake header : EOF"; a caller that drops the error after it, as Dapr's "fail to
+# read SASL handshake header.", is the same read of a SaslHandshake answer that never came.)
+_SASL_HANDSHAKE_EOF = (r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF|"
+                       r"[Ff]ail(?:ed)? to read SASL handshake header\s*\.?\s*$")
 for _needle, _example in (("SASL handshake failed: ", "could not successfully authenticate to broker.example:9092 "
                            "with SASL: SASL handshake failed: EOF"),
                           ("SASL handshake header", "Failed to read SASL handshake header : unexpected EOF")):

@@ -1,0 +1,80 @@
+"""A listener that hung up, and a plaintext client at a TLS listener, in the words of clients no family module reads
+whole: each library's own wording, from its sources.
+
+- ruby-kafka (lib/kafka/connection.rb) wraps a socket error as ``Kafka::ConnectionError, "Connection error
+  #{e.class}: #{e}"``: ``Connection error EOFError: EOFError`` / ``end of file reached`` is the broker closing the
+  connection on the client's request (``Errno::ECONNRESET``'s words are read by ``kafka_errors``);
+- no-kafka (lib/connection.js): ``NoKafkaConnectionError: Kafka server has closed connection``;
+- Go's multi-error lists (hashicorp/go-multierror: ``3 errors occurred:`` then one ``* <error>`` line per broker, as
+  Sarama's callers and terraform-provider-kafka print them): an ``* EOF`` item is a broker that hung up;
+- kafka_protocol (brod, kaffe, broadway_kafka) appends its own hint to a SASL failure it has seen come from a TLS
+  listener: ``Make sure 'ssl' option is in client config, or make sure connecting to 'SASL_PLAINTEXT://' listener``
+  (kpro_connection.erl hint_msg, for ``{sasl_auth_error, {badmatch, {error, enomem}}}``): a likely plaintext client at a
+  TLS listener, its own guess;
+- a connect that failed to the meta-address 0.0.0.0 or ``::`` (kafka_ex's ``Could not connect to broker
+  "0.0.0.0":9093``, with no reason after it): no client can connect there, whatever the error was, so the address
+  is the broker's advertised one (a bootstrap address the user typed is never 0.0.0.0 in these logs).
+
+What each hang-up means is decided where every closed connection is (``readings.closed_connection``): a reading per
+security mismatch that ends so, never one certain cause.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.clients.generic import remember, runtime_failure
+from kdiag.explain.sightings import (ADVERTISED, ANY, CONNECT, CONNECTION_CLOSED, GO, OTHER, PLAINTEXT_ON_TLS, Fact,
+                                     Item, Pattern, ScanState, Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+@pattern("ruby_kafka.connection_eof", OTHER, "Connection error ",
+         r"Connection error (?:EOFError: (?:EOFError|end of file reached)|Errno::EPIPE\b|IOError: closed stream)",
+         "Failed to fetch metadata from kafka://kafka-1.example:9094: Connection error EOFError: end of file reached")
+def _ruby_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    seed = re.search(r"kafka(?:\+ssl)?://(?P<host>[^\s:/]{1,255}):(?P<port>\d{1,5})", m.string[:m.start()])
+    host, port = (seed.group("host"), int(seed.group("port"))) if seed else (None, None)
+    yield Sighting(CONNECTION_CLOSED, OTHER, host, port, detail=m.group(0))
+
+
+@pattern("no_kafka.closed", OTHER, "Kafka server has closed connection", r"Kafka server has closed connection",
+         "{ [NoKafkaConnectionError: Kafka server has closed connection] name: 'NoKafkaConnectionError', server: "
+         "'kafka-1.example:9092' }")
+def _no_kafka_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, OTHER, detail=m.group(0))
+
+
+@pattern("go.multierror_eof", GO, "EOF", r"^\s*\* (?:unexpected )?EOF\s*$", "\t* EOF")
+def _multierror_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(CONNECTION_CLOSED, GO, detail=m.group(0).strip())
+
+
+@pattern("kafka_protocol.ssl_hint", OTHER, "Make sure 'ssl' option is in client config",
+         r"Make sure 'ssl' option is in client config",
+         "Failed to connect to kafka-1.example:9092 Make sure 'ssl' option is in client config, or make sure "
+         "connecting to 'SASL_PLAINTEXT://' listener")
+def _kafka_protocol_ssl_hint(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    recent = scan.recent
+    host, port = (recent[1], recent[2]) if recent is not None else (None, None)
+    yield Sighting(PLAINTEXT_ON_TLS, OTHER, host, port, detail=m.group(0),
+                   guess="Make sure 'ssl' option is in client config (kafka_protocol's hint: a TLS listener's bytes "
+                         "read as a SASL answer)", alternatives=("SASL_AUTH_FAILED",))
+
+
+_META = r'"?(?P<host>0\.0\.0\.0|\[?::\]?)"?'
+
+
+@pattern("any.connect_meta_address", ANY, "onnect to ",
+         rf"(?:[Cc]ould not|[Ff]ailed to|[Uu]nable to) connect to (?:broker )?(?:at )?{_META}:(?P<port>\d{{1,5}})",
+         '15:53:49.546 [error] Could not connect to broker "0.0.0.0":9093')
+def _connect_meta_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if runtime_failure(m.string[m.end():]) is not None:
+        return  # the runtime's words say how it failed: ``generic`` reads the line whole
+    host, port = m.group("host").strip("[]") or "::", int(m.group("port"))
+    remember(scan, host, port)
+    yield Fact("broker", host, port)
+    yield Sighting(CONNECT, ANY, host, port, role=ADVERTISED, detail=m.group(0)[-120:])
