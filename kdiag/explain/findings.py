@@ -35,7 +35,8 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, ipv6_refused, likely, or_readings, same_machine, sasl_down,
+                                    closed_connection, closing_readings, dual_stack_name, ipv6_refused,
+                                    loopback_name_refused, likely, or_readings, same_machine, sasl_down,
                                     topic_missing, well_known_port)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
@@ -109,6 +110,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)
+    if subject.status == "refused" and dual_stack_name(subject.host) and not subject.addresses:
+        return loopback_name_refused(built, BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context), subject)
     if subject.role_guessed:
         role = ADVERTISED if subject.role == BOOTSTRAP else BOOTSTRAP
         other_id = _finding_id(subject.groups[0], role, facts)

@@ -161,6 +161,24 @@ def well_known_port(context: Context) -> Finding | None:
                    data, with_confirm(fix, confirm))
 
 
+def dual_stack_name(host: str | None) -> bool:
+    """A name every system resolves to an IPv4 and an IPv6 loopback address both (``localhost``)."""
+    return host is not None and host.strip("[]").lower() in ("localhost", "localhost.localdomain")
+
+
+def loopback_name_refused(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+    """``localhost`` refused, and no line shows the address tried: nothing listens there (``primary``), or the broker
+    listens on one of its two addresses only and the client tried the other (``other``, the IPv4/IPv6 split)."""
+    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    said = (f"The connects to {subject.where} were refused, and no line shows which of its addresses the client "
+            "tried: localhost is both 127.0.0.1 and ::1, and a broker bound to one of them refuses the other (clients "
+            "that try one address per connect, or take ::1 first, fail so). The other reading is {other}. "
+            f"`{confirm}` decides: it connects to each address of the name.")
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
+            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+
+
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
@@ -203,6 +221,8 @@ def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str,
     endpoint = context.bootstrap[0]
     ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
                                                                                         "BOOTSTRAP_TIMEOUT"]
+    if dual_stack_name(endpoint.host):  # a client that tries ::1 only never reaches a broker bound to 127.0.0.1
+        ids.append("ADVERTISED_ADDRESS_FAMILY_SPLIT")
     confirm = context.confirm()
     said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
             f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "
