@@ -25,8 +25,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import remember, runtime_failure
-from kdiag.explain.sightings import (ADVERTISED, ANY, CONNECT, CONNECTION_CLOSED, GO, OTHER, PLAINTEXT_ON_TLS, Fact,
-                                     Item, Pattern, ScanState, Sighting, registrar)
+from kdiag.explain.sightings import (ADVERTISED, ANY, CONNECT, CONNECTION_CLOSED, GO, JAVA, OTHER, PLAINTEXT_ON_TLS,
+                                     Fact, Item, Pattern, ScanState, Sighting, registrar, role_of)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -78,3 +78,16 @@ def _connect_meta_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     remember(scan, host, port)
     yield Fact("broker", host, port)
     yield Sighting(CONNECT, ANY, host, port, role=ADVERTISED, detail=m.group(0)[-120:])
+
+
+# The Java client before 2.0 (NetworkClient): "Connection to node -1 could not be established. Broker may not be
+# available." names no address: node -1 (any negative id) is a bootstrap connection, a positive one an advertised
+# broker's; the line is the same refused or unroutable connect as the later format's (``java.connection_failed``).
+@pattern("java.connection_failed_old", JAVA, "could not be established",
+         r"Connection to node (?P<id>-?\d+) could not be established\. (?:Broker|Node) may not be available",
+         "[2017-06-01 10:00:00,000] WARN Connection to node -1 could not be established. Broker may not be available. "
+         "(org.apache.kafka.clients.NetworkClient)")
+def _java_connection_failed_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id = int(m.group("id"))
+    yield Sighting(CONNECT, JAVA, node_id=node_id, role=role_of(node_id), status="refused",
+                   detail="could not be established")

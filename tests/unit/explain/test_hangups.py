@@ -64,3 +64,18 @@ def test_a_failed_connect_to_the_meta_address_is_an_advertised_nonroutable_addre
 
 def test_a_connect_to_the_meta_address_with_the_runtimes_reason_is_read_once():
     assert ids(explained('Could not connect to broker "0.0.0.0":9092: econnrefused')) == ["ADVERTISED_NONROUTABLE"]
+
+
+OLD_JAVA = "WARN Connection to node {} could not be established. Broker may not be available. (org.apache.kafka.clients.NetworkClient)"
+
+
+def test_java_before_2_0_names_no_address_a_negative_node_is_the_bootstrap_the_paste_shows():
+    paste = "\tbootstrap.servers = [b1.example:9093]\n" + OLD_JAVA.format(-1)
+    found = explained(paste).findings
+    assert [(f.id, f.severity) for f in found] == [("BOOTSTRAP_REFUSED", "error")]
+    assert "b1.example:9093" in found[0].title
+
+
+def test_java_before_2_0_a_positive_node_is_an_advertised_broker():
+    paste = "\tbootstrap.servers = [b1.example:9093]\n" + OLD_JAVA.format(2)
+    assert ids(explained(paste))[:1] == ["ADVERTISED_UNREACHABLE"]
