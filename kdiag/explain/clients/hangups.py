@@ -15,6 +15,11 @@ whole: each library's own wording, from its sources.
   "0.0.0.0":9093``, with no reason after it): no client can connect there, whatever the error was, so the address
   is the broker's advertised one (a bootstrap address the user typed is never 0.0.0.0 in these logs).
 
+And two old formats that name a cause only as the client's guess: the Java client before 2.0's connection lines
+(``Connection to node -1 could not be established`` with no address; 1.0's ``terminated during authentication. This
+may indicate that authentication failed due to invalid credentials``), and fluent-bit's ``cannot configure
+'security.protocol' property`` (its librdkafka built without OpenSSL: the client goes on in plaintext).
+
 What each hang-up means is decided where every closed connection is (``readings.closed_connection``): a reading per
 security mismatch that ends so, never one certain cause.
 """
@@ -25,8 +30,9 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import remember, runtime_failure
-from kdiag.explain.sightings import (ADVERTISED, ANY, CONNECT, CONNECTION_CLOSED, GO, JAVA, OTHER, PLAINTEXT_ON_TLS,
-                                     Fact, Item, Pattern, ScanState, Sighting, registrar, role_of)
+from kdiag.explain.sightings import (ADVERTISED, ANY, CONNECT, CONNECTION_CLOSED, GO, JAVA, LIBRDKAFKA, OTHER,
+                                     PLAINTEXT_ON_TLS, SASL_CREDENTIALS, Fact, Item, Pattern, ScanState, Sighting,
+                                     registrar, role_of)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -91,3 +97,33 @@ def _java_connection_failed_old(m: re.Match[str], scan: ScanState) -> Iterator[I
     node_id = int(m.group("id"))
     yield Sighting(CONNECT, JAVA, node_id=node_id, role=role_of(node_id), status="refused",
                    detail="could not be established")
+
+
+# The Java client 1.0 (NetworkClient, KAFKA-4764): "Connection to node -2 terminated during authentication. This may
+# indicate that authentication failed due to invalid credentials." -- its own guess: a broker before 1.0 closes the
+# connection on rejected credentials, and a TLS handshake cut short (a TLS client at a plaintext listener) ends in the
+# same state. (Later releases list the reasons: ``java``.)
+@pattern("java.terminated_invalid_credentials", JAVA, "may indicate that authentication failed",
+         r"Connection to node (?P<id>-?\d+)(?: \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\))? "
+         r"terminated during authentication\. This may indicate that authentication failed due to invalid credentials",
+         "WARN Connection to node -1 terminated during authentication. This may indicate that authentication failed "
+         "due to invalid credentials. (org.apache.kafka.clients.NetworkClient)")
+def _java_terminated_credentials(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id = int(m.group("id"))
+    host, port = (m.group("host") or m.group("addr"), int(m.group("port"))) if m.group("port") else (None, None)
+    yield Sighting(SASL_CREDENTIALS, JAVA, host, port, node_id=node_id, role=role_of(node_id),
+                   detail="terminated during authentication",
+                   guess="terminated during authentication. This may indicate that authentication failed due to "
+                         "invalid credentials", alternatives=("TLS_UNEXPECTED",))
+
+
+# fluent-bit's out_kafka (plugins/out_kafka/kafka_config.c): flb_plg_error(ins, "cannot configure '%s' property", key)
+# when librdkafka refuses a setting, and goes on with the rest. A librdkafka built without OpenSSL refuses
+# security.protocol=ssl/sasl_ssl, so the client connects in plaintext, to the listener meant for TLS: likely.
+@pattern("fluent_bit.security_protocol", LIBRDKAFKA, "cannot configure 'security.protocol' property",
+         r"cannot configure 'security\.protocol' property",
+         "[2026/11/26 10:00:00] [error] [out_kafka] cannot configure 'security.protocol' property")
+def _fluent_bit_security_protocol(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, LIBRDKAFKA, detail=m.group(0),
+                   guess="cannot configure 'security.protocol' property (fluent-bit goes on without it: in plaintext, "
+                         "if its librdkafka was built without OpenSSL)", alternatives=("SASL_REQUIRED",))

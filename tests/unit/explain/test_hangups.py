@@ -79,3 +79,21 @@ def test_java_before_2_0_names_no_address_a_negative_node_is_the_bootstrap_the_p
 def test_java_before_2_0_a_positive_node_is_an_advertised_broker():
     paste = "\tbootstrap.servers = [b1.example:9093]\n" + OLD_JAVA.format(2)
     assert ids(explained(paste))[:1] == ["ADVERTISED_UNREACHABLE"]
+
+
+def test_java_1_0s_own_guess_of_invalid_credentials_is_likely_rejected_credentials_or_tls_at_plaintext():
+    for paste in ("WARN Connection to node -1 terminated during authentication. This may indicate that authentication "
+                  "failed due to invalid credentials. (org.apache.kafka.clients.NetworkClient)",
+                  "WARN Connection to node 1 (b1.example/192.0.2.1:9093) terminated during authentication. This may "
+                  "indicate that authentication failed due to invalid credentials."):
+        found = explained(paste).findings
+        assert [(f.id, f.severity) for f in found] == [("SASL_AUTH_FAILED", "warning"), ("TLS_UNEXPECTED", "warning")]
+
+
+def test_fluent_bit_that_could_not_set_security_protocol_is_likely_a_plaintext_client_at_a_tls_listener():
+    paste = ("[2026/11/26 10:00:00] [error] [out_kafka] cannot configure 'security.protocol' property\n"
+             "[2026/11/26 10:00:02] [error] [out_kafka] fluent-bit#producer-1: [thrd:b1.example:9094/]: 1/1 brokers "
+             "are down")
+    found = explained(paste).findings
+    assert [f.id for f in found][:1] == ["TLS_EXPECTED"]
+    assert all(f.severity == "warning" for f in found)
