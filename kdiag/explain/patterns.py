@@ -25,12 +25,13 @@ from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_lists, command_line, erlang, generic, go, hangups, java,
-                                   java_gave_up, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka,
-                                   librdkafka_old, other_servers, ruby, versions)
+                                   java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs, kerberos,
+                                   librdkafka, librdkafka_old, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
-                           *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS,
+                           *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS,
+                           *go.PATTERNS, *kafka_python.PATTERNS,
                            *kafka_errors.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
                            *ruby.PATTERNS, *erlang.PATTERNS, *hangups.PATTERNS, *kerberos.PATTERNS,
                            *generic.PATTERNS]
