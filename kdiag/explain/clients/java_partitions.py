@@ -13,7 +13,7 @@ partition, not the cause, so each is a reading.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from kdiag.explain.sightings import JAVA, NO_LEADER, Fact, Item, Pattern, ScanState, Sighting, registrar
 
@@ -23,22 +23,28 @@ pattern = registrar(PATTERNS)
 _PARTITION = r"(?P<topic>[A-Za-z0-9._<>-]{1,249})-(?P<partition>\d{1,6})"
 
 
-@pattern("java.batch_expired_metadata", JAVA, "while requesting metadata from brokers",
-         rf"expired due to timeout while requesting metadata from brokers for {_PARTITION}",
-         "org.apache.kafka.common.errors.TimeoutException: Batch containing 1 record(s) expired due to timeout while "
-         "requesting metadata from brokers for orders-3")
-def _batch_expired_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield from _leaderless(m, "the producer's batch waited for the partition's leader in the metadata",
-                           ("ADVERTISED_UNREACHABLE",))
+# (name, needle, the words after which the partition comes, an example, what the client waited for)
+_GAVE_UP = (
+    ("java.batch_expired_metadata", "while requesting metadata from brokers",
+     r"expired due to timeout while requesting metadata from brokers for ",
+     "org.apache.kafka.common.errors.TimeoutException: Batch containing 1 record(s) expired due to timeout while "
+     "requesting metadata from brokers for orders-3",
+     "the producer's batch waited for the partition's leader in the metadata"),
+    ("java.position_timeout", "could be determined", r"Timeout of \d+ms expired before the position for partition ",
+     "org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired before the position for "
+     "partition orders-1 could be determined",
+     "the consumer asked the partition's leader for an offset and got no answer"),
+)
 
 
-@pattern("java.position_timeout", JAVA, "could be determined",
-         rf"Timeout of \d+ms expired before the position for partition {_PARTITION} could be determined",
-         "org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired before the position for "
-         "partition orders-1 could be determined")
-def _position_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield from _leaderless(m, "the consumer asked the partition's leader for an offset and got no answer",
-                           ("ADVERTISED_UNREACHABLE",))
+def _handler(why: str) -> Callable[[re.Match[str], ScanState], Iterator[Item]]:
+    def handler(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        yield from _leaderless(m, why, ("ADVERTISED_UNREACHABLE",))
+    return handler
+
+
+for _name, _needle, _words, _example, _why in _GAVE_UP:
+    pattern(_name, JAVA, _needle, _words + _PARTITION, _example)(_handler(_why))
 
 
 def _leaderless(m: re.Match[str], why: str, alternatives: tuple[str, ...]) -> Iterator[Item]:
