@@ -154,7 +154,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kdiag.cli", ("kdiag", "kdiag.exitstatus", "kdiag.clientconfig", "kdiag.environment", "kdiag.commands")),
     ("kdiag.__main__", ("kdiag.cli",)),
 )
-SPARK = ("kdiag.fleet.job", "kdiag.fleet.ingest")
+SPARK = ("kdiag.fleet.job", "kdiag.fleet.ingest", "kdiag.fleet.spark_tables")
 """The Spark applications (``spark-submit`` runs each as it is): one room, named after the job."""
 ORDER = [name for name, _ in ROOMS]
 MAY_IMPORT = dict(ROOMS)
