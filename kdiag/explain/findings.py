@@ -195,7 +195,8 @@ _AFTER_CONNECT = frozenset({PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, CERT_UNTRUSTED, 
 _ABOUT_A_CONNECTION = ("TLS_EXPECTED", "TLS_UNEXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH",
                        "TLS_CLIENT_CERT_REQUIRED", "TLS_CLIENT_CERT_REJECTED",
                        "SASL_REQUIRED", "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA",
-                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND", "BROKER_TOO_OLD")
+                       "KERBEROS_PRINCIPAL_UNKNOWN", "INGRESS_DEFAULT_BACKEND", "BROKER_TOO_OLD",
+                       "BOOTSTRAP_REFUSED")  # (a bootstrap connection's line without its address: Java before 2.0)
 
 
 def _at_the_bootstrap(subject: Subject, facts: Facts) -> Subject:

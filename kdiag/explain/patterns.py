@@ -20,24 +20,27 @@ waiting for the ``NetworkReceive.readFrom`` frame that makes it a TLS listener r
 
 from __future__ import annotations
 
+import itertools
+
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, java,
-                                   java_gave_up, kafka_errors, kafka_python, kafkajs, librdkafka, librdkafka_errors,
-                                   librdkafka_old, other_servers, ruby, versions)
+from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, hangups,
+                                   java, java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs, kerberos,
+                                   librdkafka, librdkafka_errors, librdkafka_old, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_old.PATTERNS, *librdkafka_errors.PATTERNS, *java.PATTERNS,
-                           *java_gave_up.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS,
-                           *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS, *versions.PATTERNS,
-                           *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS, *ruby.PATTERNS,
-                           *erlang.PATTERNS, *generic.PATTERNS]
+                           *java_gave_up.PATTERNS, *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
+                           *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
+                           *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS,
+                           *ruby.PATTERNS, *erlang.PATTERNS, *hangups.PATTERNS, *kerberos.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a version gap in every client's
 words, the logs of servers that are not Kafka (ZooKeeper's) about a client that spoke Kafka to them, and last the
-clients of no family above (ruby-kafka's and the Erlang clients' roles, then any runtime's socket errors)."""
+clients of no family above (ruby-kafka's and the Erlang clients' roles, a hang-up in the words of libraries no family
+module reads whole, the KDC's principal-unknown in each Kerberos library's words, then any runtime's socket errors)."""
 
 
 REMEMBERED_HOSTS = 256
@@ -45,6 +48,11 @@ REMEMBERED_HOSTS = 256
 
 
 # --- the scanner -----------------------------------------------------------------------------------------
+
+
+MATCHES_PER_LINE = 8
+"""A pattern read at most this many times in one line (a folded record repeats its causes; a hostile line
+cannot make one pattern's handler run without bound)."""
 
 
 @dataclass
@@ -63,9 +71,8 @@ class Scanner(ScanState):
             candidates = _BY_NEEDLE.get(next(iter(needles)), ())
         else:
             candidates = sorted((p for n in needles for p in _BY_NEEDLE.get(n, ())), key=_ORDER.__getitem__)
-        for candidate in candidates:
-            m = candidate.regex.search(text)
-            if m is not None:
+        for candidate in candidates:  # every match: a stack trace folded onto one line names each cause's host
+            for m in itertools.islice(candidate.regex.finditer(text), MATCHES_PER_LINE):
                 found.extend(candidate.handler(m, self))
         for item in found:
             if item.host and item.port and (item.host in self.ports or len(self.ports) < REMEMBERED_HOSTS):

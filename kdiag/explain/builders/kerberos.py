@@ -21,7 +21,7 @@ def kerberos_principal_unknown(subject: Subject, context: Context) -> Finding:
     if KERBEROS_PRINCIPAL not in subject.symptoms:
         return _java_terminated(subject, context)
     asked = subject.first("detail") or "the service principal"
-    service, _, rest = asked.partition("/")
+    service, _, rest = asked.partition("/") if "/" in asked else ("", "", "")  # (a KDC's words without the name)
     principal_host = rest.split("@", 1)[0]
     where = subject.where
     connected = (subject.host or "").lower().strip("[]")
@@ -50,7 +50,8 @@ def kerberos_principal_unknown(subject: Subject, context: Context) -> Finding:
     protocol = sasl_protocol(subject, context)
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=("sasl.mechanisms=GSSAPI", f"sasl.kerberos.service.name={service or 'kafka'}"))
-    title = f"The KDC has no service principal {asked}: GSSAPI clients cannot log in to {where}"
+    named = f"service principal {asked}" if subject.first("detail") else "service principal the client asked for"
+    title = f"The KDC has no {named}: GSSAPI clients cannot log in to {where}"
     return make_finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title,
                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                         evidence(subject, context, confirm, principal=asked, service_name=service or None),

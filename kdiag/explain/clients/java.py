@@ -44,7 +44,7 @@ def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]
 
 @pattern("java.terminated_during_authentication", JAVA, "terminated during authentication",
          r"Connection to node (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^()\s]+):(?P<port>\d{1,5})\) "
-         r"terminated during authentication",
+         r"terminated during authentication(?!\. This may indicate that authentication failed)",  # (1.0's: hangups)
          "[2026-11-21 14:31:30,966] WARN [Producer clientId=console-producer] Connection to node -1 "
          "(/127.0.0.1:9092) terminated during authentication. This may happen due to any of the following reasons: "
          "(1) Firewall blocking Kafka TLS traffic (eg it may only allow HTTPS traffic), (2) Transient network issue. "

@@ -159,7 +159,10 @@ def _sasl_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    guess=f"{m.group(0)} (the listener hung up instead of answering the SASL handshake)")
 
 
-_SASL_HANDSHAKE_EOF = r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF"
+# (Sarama's "Failed to read SASL handshake header : EOF"; a caller that drops the error after it, as Dapr's "fail to
+# read SASL handshake header.", is the same read of a SaslHandshake answer that never came.)
+_SASL_HANDSHAKE_EOF = (r"SASL handshake (?:failed: |header : )(?:unexpected )?EOF|"
+                       r"[Ff]ail(?:ed)? to read SASL handshake header\s*\.?\s*$")
 for _needle, _example in (("SASL handshake failed: ", "could not successfully authenticate to broker.example:9092 "
                            "with SASL: SASL handshake failed: EOF"),
                           ("SASL handshake header", "Failed to read SASL handshake header : unexpected EOF")):
@@ -191,7 +194,8 @@ for _needle, _example in ((": EOF", "failed to write messages: EOF"), ("unexpect
 # Any tool's error line that ends in Go's io.EOF (a wrapper's "Error creating topic: EOF", topicctl's "ERROR EOF",
 # "OriginalError: EOF", "err: EOF", "error : EOF"): the broker hung up, whatever the tool was doing. A parser's EOF
 # (a YAML, JSON or config file cut short) is not a connection's.
-_ERROR_WORD = re.compile(r"\b(?:[Ee]rr(?:or)?|ERRO(?:R)?|FATAL|[Ff]ail(?:ed|ure)?|OriginalError)\b")
+_ERROR_WORD = re.compile(r"\b(?:[Ee]rr(?:or)?|ERRO(?:R)?|FATAL|[Ff]ail(?:ed|ure)?|OriginalError|WARN(?:ING)?|"
+                         r"FEHLER|ERREUR|错误|エラー)\b")  # a logger's level, also in German, French, Chinese, Japanese
 _PARSER_WORD = re.compile(r"\b(?:yaml|json|toml|xml|parse|parsing|unmarshal|decode|decoding|file|line \d+)\b")
 
 

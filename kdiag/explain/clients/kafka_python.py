@@ -92,7 +92,8 @@ def _kafka_python_connection_fact(m: re.Match[str], scan: ScanState) -> Iterator
 
 
 @pattern("kafka_python.metadata_timeout", KAFKA_PYTHON, "Failed to update metadata after",
-         r"Failed to update metadata after (?P<s>[\d.]+) secs",
+         # (an IPython or a Python 3.11+ traceback stops at the raising source line: "... after %.1f secs." % max_wait)
+         r"Failed to update metadata after (?P<s>[\d.]+|%\.?\d*[fds]) secs",
          "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Failed to update metadata after 60.0 secs.")
 def _kafka_python_metadata_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NOT_IN_METADATA, KAFKA_PYTHON, detail=m.group(0))

@@ -17,7 +17,8 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import failure_at, gave_up
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import BOOTSTRAP, HOST, OTHER, Fact, Item, Pattern, ScanState, registrar
+from kdiag.explain.sightings import (BOOTSTRAP, HOST, NO_LEADER, OTHER, TOPIC_DENIED, TOPIC_MISSING, Fact, Item,
+                                     Pattern, ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -55,3 +56,23 @@ pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed broke
 def _no_coordinator(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield gap(OTHER, "FindCoordinator", m.group(0), guess=f"{m.group(0)} (every broker closed the connection at the "
               "coordinator lookup, after answering Metadata)")
+
+
+# ruby-kafka (lib/kafka.rb) and Poseidon (Poseidon::Errors) name Kafka's error codes as classes, one per code:
+# ``Kafka::UnknownTopicOrPartition`` (3), ``Kafka::LeaderNotAvailable`` (5), ``Kafka::TopicAuthorizationFailed`` (29).
+_CODES = {"UnknownTopicOrPartition": (TOPIC_MISSING, "UNKNOWN_TOPIC_OR_PARTITION"),
+          "LeaderNotAvailable": (NO_LEADER, "LEADER_NOT_AVAILABLE"),
+          "TopicAuthorizationFailed": (TOPIC_DENIED, "TOPIC_AUTHORIZATION_FAILED")}
+
+
+@pattern("ruby.kafka_error_class", OTHER, "::", r"\b(?:Kafka|Poseidon::Errors)::(?P<name>UnknownTopicOrPartition|"
+         r"LeaderNotAvailable|TopicAuthorizationFailed)\b"
+         r"(?:: (?:[Uu]nknown topic|[Nn]o topic|[Tt]opic)[: ]+\"?(?P<topic>[\w.-]{1,249}))?",
+         "Kafka::UnknownTopicOrPartition: unknown topic payments")
+def _kafka_error_class(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    symptom, code = _CODES[m.group("name")]
+    # ruby-kafka raises UnknownTopicOrPartition itself too, from the metadata it holds ("unknown topic T" in
+    # cluster.rb, 'no topic "T"' in metadata_response.rb): metadata it fetched for other topics only says the same,
+    # so the topic missing is the likely reading, not a certainty.
+    guess = f"{m.group(0)} (ruby-kafka's lookup in the metadata it holds)" if symptom == TOPIC_MISSING else None
+    yield Sighting(symptom, OTHER, topic=m.group("topic") or scan.topic, detail=code, guess=guess)

@@ -99,9 +99,11 @@ pattern("go.franz_broker_too_old", GO, "broker is too old",
 
 
 # librdkafka before 1.0: "ApiVersionRequest failed: <err>: probably due to broker version < 0.10 (see api.version.request
-# configuration)": its own guess; a TLS listener read as plaintext ends the same (later releases say both).
-@pattern("librdkafka.api_version_old_broker", LIBRDKAFKA, "probably due to broker version",
-         r"probably due to broker version < 0\.10", "%3|1480000000.000|FAIL|rdkafka#producer-1| b1.example:9092/"
+# configuration)" (0.9.x: "... probably due to old broker version"): its own guess; a TLS listener read as plaintext
+# ends the same (later releases say both).
+@pattern("librdkafka.api_version_old_broker", LIBRDKAFKA, "probably due to ",
+         r"probably due to (?:broker version < 0\.10|old broker version)", "%3|1480000000.000|FAIL|rdkafka#producer-1| "
+         "b1.example:9092/"
          "bootstrap: ApiVersionRequest failed: Local: Broker transport failure: probably due to broker version < 0.10 "
          "(see api.version.request configuration)")
 def _librdkafka_old_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
