@@ -329,6 +329,7 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
     """Every option parsed and checked (UsageError, one line); ``env`` learns the secrets to scrub."""
     from kdiag.orchestrate import BootstrapOptions
     from kdiag.target import check_topic_name, parse_bootstrap
+    from kdiag.watch.access import parse_set_name
     from kdiag.watch.webconfig import WebConfig, load_web_config
 
     if not args.bootstrap:
@@ -349,28 +350,28 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
     settings = load_settings(env, [*client_options_from_environment(environ), *(args.client_settings or ())],
                              args.command_config)
     _check_security(settings.settings)
-    access = configure_probe_access(args, targets, env=env, environ=environ)
+    report_set = parse_set_name("--report-credentials", args.report_credentials) if args.report_credentials else None
+    access = configure_probe_access(args, targets, env=env, environ=environ, report_set=report_set)
     web = load_web_config(args.web_config_file) if args.web_config_file else WebConfig()
     probe = BootstrapOptions(
         targets=targets, timeout=timeout, connect_timeout=connect_timeout, topic=args.topic,
         roundtrip=not args.no_roundtrip, client_settings=dict(settings.settings),
         redacted_settings=settings.redacted(), secrets=settings.secrets, vantage_label=args.vantage or None,
     )
-    report_settings, report_note = configure_report_settings(args, sinks, targets, dict(settings.settings), access,
-                                                             env=env, environ=environ)
+    report_settings, report_note = configure_report_settings(report_set, sinks, targets, dict(settings.settings),
+                                                             access, env=env, environ=environ)
     return WatchConfig(probe, interval, idle_check, address, ready_when, log_format, args.vantage, sinks, access,
                        web, report_settings, report_note)
 
 
-def configure_report_settings(args: WatchArguments, sinks: SinkConfig, targets: tuple[Endpoint, ...],
+def configure_report_settings(name: str | None, sinks: SinkConfig, targets: tuple[Endpoint, ...],
                               cluster: dict[str, str], access: ProbeAccess, *, env: Environment,
                               environ: Mapping[str, str]) -> tuple[dict[str, str], str | None]:
-    """The client settings ``--report-topic``'s producer uses, and a note for the start log: a named
-    set's (``--report-credentials``); the watched cluster's when the topic is on it; else the same
-    transport without a credential of the watched cluster (``--report-bootstrap`` names another)."""
-    from kdiag.watch.access import parse_set_name, report_cluster_settings
+    """The client settings ``--report-topic``'s producer uses, and a note for the start log: the set
+    ``name`` names (``--report-credentials``); the watched cluster's when the topic is on it; else the
+    same transport without a credential of the watched cluster (``--report-bootstrap`` names another)."""
+    from kdiag.watch.access import report_cluster_settings
 
-    name = parse_set_name("--report-credentials", args.report_credentials) if args.report_credentials else None
     if name is not None and sinks.topic is None:
         raise UsageError("--report-credentials goes with --report-topic")
     if sinks.topic is None:
@@ -392,7 +393,7 @@ def configure_report_settings(args: WatchArguments, sinks: SinkConfig, targets: 
 
 
 def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], *, env: Environment,
-                           environ: Mapping[str, str]) -> ProbeAccess:
+                           environ: Mapping[str, str], report_set: str | None = None) -> ProbeAccess:
     """``/probe``'s allow-list, its named credential sets (their secrets scrubbed like the client's)
     and whether it may scan listeners."""
     from kdiag.watch.access import CredentialSet, ProbeAccess, parse_credential_binding, parse_patterns
@@ -407,7 +408,7 @@ def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], 
         _check_security(settings.settings)
         env.scrub = env.scrub.adding(settings.secrets)
         sets.append(CredentialSet(name, patterns, dict(settings.settings), settings.secrets))
-    named = {s.name for s in sets} | {(args.report_credentials or "").strip().upper()} - {""}
+    named = {s.name for s in sets} | ({report_set} if report_set is not None else set())
     orphan = next((v for v in sorted(environ) if v.startswith(CREDENTIAL_PREFIX)
                    and not any(v.startswith(f"{CREDENTIAL_PREFIX}{name}_") for name in named)), None)
     if orphan is not None:
