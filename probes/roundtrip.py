@@ -12,12 +12,14 @@ import os
 import socket
 import time
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
 
 from probes.advertised import wait_time
+from probes.codec import ApiVersionRange, ApiVersionsResponse
 from probes.codec.errors import LEADER_NOT_AVAILABLE
 from probes.deadline import Deadline, elapsed_ms
-from probes.codec import ApiVersionRange, ApiVersionsResponse
 from probes.kafka import KafkaConnection, KafkaProbeError
 from probes.results import RoundtripResult, TopicInfo
 
@@ -171,24 +173,20 @@ def create_topic(bootstrap: str, topic: str, *, settings: dict[str, str], deadli
     """Create ``topic`` (one partition, ``replication_factor`` replicas; -1: the broker's default) through
     the admin API; None on success (or if it exists), else the error."""
     from confluent_kafka import KafkaException
-    from confluent_kafka.admin import AdminClient, NewTopic
+    from confluent_kafka.admin import NewTopic
 
-    collector = _LogCollector(secrets)
-    logger = _client_logger("kdiag.librdkafka.admin", collector)
-    admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
-    futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=replication_factor)],
-                                  request_timeout=max(deadline.remaining(), 0.1))
-    try:
-        futures[topic].result(timeout=max(deadline.remaining(), 0.1))
-    except KafkaException as exc:
-        err = exc.args[0]
-        if err.name() == "TOPIC_ALREADY_EXISTS":
-            return None
-        return collector.scrub(f"{err.name()}: {err.str()}")
-    except Exception as exc:  # noqa: BLE001 - concurrent.futures timeout or a client-side failure
-        return collector.scrub(f"{type(exc).__name__}: {exc}")
-    finally:
-        _silence(logger, collector)
+    with _admin(bootstrap, settings, deadline, secrets) as (admin, collector):
+        futures = admin.create_topics([NewTopic(topic, num_partitions=1, replication_factor=replication_factor)],
+                                      request_timeout=max(deadline.remaining(), 0.1))
+        try:
+            futures[topic].result(timeout=max(deadline.remaining(), 0.1))
+        except KafkaException as exc:
+            err = exc.args[0]
+            if err.name() == "TOPIC_ALREADY_EXISTS":
+                return None
+            return collector.scrub(f"{err.name()}: {err.str()}")
+        except Exception as exc:  # noqa: BLE001 - concurrent.futures timeout or a client-side failure
+            return collector.scrub(f"{type(exc).__name__}: {exc}")
     return None
 
 
@@ -197,15 +195,24 @@ def count_brokers(bootstrap: str, *, settings: dict[str, str], deadline: Deadlin
     """How many brokers the cluster's metadata lists, asked through the client library (which logs in
     where kdiag cannot); None when it does not answer within a few seconds."""
     from confluent_kafka import KafkaException
+
+    with _admin(bootstrap, settings, deadline, secrets) as (admin, _collector):
+        try:
+            return len(admin.list_topics(timeout=max(min(deadline.remaining(), 5.0), 0.1)).brokers) or None
+        except KafkaException:
+            return None
+
+
+@contextmanager
+def _admin(bootstrap: str, settings: dict[str, str], deadline: Deadline,
+           secrets: Iterable[str]) -> Iterator[tuple[Any, _LogCollector]]:
+    """An admin client whose log is collected (scrubbed of ``secrets``) while it is used, then silenced."""
     from confluent_kafka.admin import AdminClient
 
     collector = _LogCollector(secrets)
     logger = _client_logger("kdiag.librdkafka.admin", collector)
-    admin = AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger))
     try:
-        return len(admin.list_topics(timeout=max(min(deadline.remaining(), 5.0), 0.1)).brokers) or None
-    except KafkaException:
-        return None
+        yield AdminClient(client_config(bootstrap, settings, timeout=deadline.remaining(), logger=logger)), collector
     finally:
         _silence(logger, collector)
 
@@ -269,16 +276,14 @@ def ensure_topic(conn: KafkaConnection | None, topic: str, *, known: Iterable[To
     existing = next((t for t in known if t.name == topic), None)
     if existing is not None and existing.partitions and all(p.leader_id >= 0 for p in existing.partitions):
         return False
-    if conn is not None:
-        offered = conn.api_versions.range_for(CREATE_TOPICS) if conn.api_versions else None
-        replication = probe_replication_factor(offered, brokers=brokers)
-    elif versions_before_login is not None:
-        offered = versions_before_login.range_for(CREATE_TOPICS)
-        if offered is not None and offered.max_version < BROKER_DEFAULT_REPLICATION_FROM and create:
+    versions = conn.api_versions if conn is not None else versions_before_login
+    if conn is None and versions is None:
+        replication = -1  # nothing known of the broker's versions: its default
+    else:
+        offered = versions.range_for(CREATE_TOPICS) if versions is not None else None
+        if conn is None and create and offered is not None and offered.max_version < BROKER_DEFAULT_REPLICATION_FROM:
             brokers = count_brokers(bootstrap, settings=settings, deadline=deadline, secrets=secrets) or brokers
         replication = probe_replication_factor(offered, brokers=brokers)
-    else:
-        replication = -1
     if replication is None:
         create = False  # no CreateTopics: Metadata with auto-creation allowed asks the broker instead
     created = False
