@@ -135,6 +135,14 @@ def or_readings(subject: Subject, context: Context, builders: Mapping[str, Build
                    readings=[subject.finding_id, *ids]) for i in ids]
 
 
+def likely_or(primary: Finding, other: Finding, said: str, **evidence: object) -> list[Finding]:
+    """Two readings of one line: ``primary`` likely, ``other`` beside it; ``said`` names the other reading
+    of each as ``{other}``."""
+    readings = [primary.id, other.id]
+    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings, **evidence),
+            hedged(other, OR, said.format(other=primary.id), readings=readings, **evidence)]
+
+
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
     """No line says whether ``subject``'s address is the bootstrap or an advertised broker: both readings."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
@@ -143,9 +151,7 @@ def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Findi
             f"address the cluster's metadata gave it (an advertised broker); {why}. The other reading is {{other}}. "
             f"`{confirm}`, with the client's bootstrap.servers, decides: it connects to the bootstrap address, then "
             "to every broker the metadata advertises.")
-    readings = [primary.id, other.id]
-    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings, role=None),
-            hedged(other, OR, said.format(other=primary.id), readings=readings, role=None)]
+    return likely_or(primary, other, said, role=None)
 
 
 def closing_readings(facts: Facts, client: str = "") -> list[str]:
@@ -249,9 +255,7 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
     said = (f"Every refused connect to {subject.where} went to an IPv6 address; if the name also has an IPv4 address "
             "and the broker listens on IPv4 only, that is the whole failure. The other reading is {other}. "
             f"`{confirm}` decides: it connects to each address of the name.")
-    readings = [primary.id, other.id]
-    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
-            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+    return likely_or(primary, other, said)
 
 
 def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
@@ -262,9 +266,7 @@ def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Fin
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
             f"machine and bootstraps through the same address, the broker there is down. The other reading is "
             f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
-    readings = [primary.id, other.id]
-    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings),
-            hedged(other, OR, said.format(other=primary.id), readings=readings)]
+    return likely_or(primary, other, said)
 
 
 def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, port: int | None, role: str,
