@@ -4,6 +4,8 @@ is a reading, steered by what the paste shows of the client's settings and the l
 
 from __future__ import annotations
 
+import re
+
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.observations import Facts
 from kdiag.explain.readings import LIKELY, MAYBE, hedged
@@ -12,18 +14,29 @@ from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
 
-def closing_readings(facts: Facts, client: str = "") -> list[str]:
+# The client's words say it was asking for the broker's versions when the broker hung up (rskafka's "cannot sync
+# versions", librdkafka's state APIVERSION_QUERY, an ApiVersions request named): a broker before 0.10 does not know
+# ApiVersions and closes the connection on it. Go's io.ErrUnexpectedEOF ("unexpected EOF") is an answer that ended
+# before the client read all it expected: cut off, or in an older broker's format the client does not read.
+_VERSION_EXCHANGE = re.compile(r"sync versions|api_?versions?(?:_?request| query)?\b|APIVERSION_QUERY|"
+                               r"\bnegotiat\w* (?:the )?(?:api )?versions?|\bunexpected EOF\b", re.IGNORECASE)
+
+
+def closing_readings(facts: Facts, client: str = "", words: str = "") -> list[str]:
     """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
     the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
-    request and dropped); a client that authenticates is refused, not missing SASL. A Go client (Sarama,
-    segmentio, franz-go) or a line any client prints (a bare EOF, a reset) says the same words whichever side
-    spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext listener is a reading too."""
-    sasl = "SASL_AUTH_FAILED" if facts.sasl else "SASL_REQUIRED"
+    request and dropped); a client that authenticates is refused, or asks for a mechanism the listener does not
+    enable, not missing SASL. A Go client (Sarama, segmentio, franz-go) or a line any client prints (a bare EOF, a
+    reset) says the same words whichever side spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext
+    listener is a reading too. ``words`` (the client's lines) saying it was asking for the broker's versions add an
+    older broker's reading (``_VERSION_EXCHANGE``)."""
+    sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else ["SASL_REQUIRED"]
+    older = ["BROKER_TOO_OLD"] if _VERSION_EXCHANGE.search(words) else []
     if facts.tls:
-        return ["TLS_UNEXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
+        return ["TLS_UNEXPECTED", *sasl, *older, "BROKER_CLOSED_CONNECTION"]
     either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
-    return [sasl, "TLS_EXPECTED", *either_way, "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
-        ["TLS_EXPECTED", sasl, *either_way, "BROKER_CLOSED_CONNECTION"]
+    first = [*sasl, "TLS_EXPECTED"] if facts.tls is False or facts.sasl else ["TLS_EXPECTED", *sasl]
+    return [*first, *either_way, *older, "BROKER_CLOSED_CONNECTION"]
 
 
 def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:

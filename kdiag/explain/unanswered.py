@@ -125,7 +125,8 @@ def consequences_only(context: Context) -> list[Finding]:
         host, port = first.host, first.port
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = closing_readings(context.facts, first.client)
+        words = " ".join([*(g.first.detail or "" for g in closing), *(t for g in closing for _, t in g.examples)])
+        readings = closing_readings(context.facts, first.client, words)
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}

@@ -40,9 +40,9 @@ def sasl_mechanism(subject: Subject, context: Context) -> Finding:
     enabled = next((tuple(g.first.mechanisms) for g in subject.groups if g.first.mechanisms is not None), ())
     where = subject.where
     if mechanism is None:
-        meaning = (f"The listener at {where} does not enable the SASL mechanism the client asks for, which the paste "
-                   "does not show (a SCRAM variant where only PLAIN is enabled, PLAIN where only SCRAM is); the "
-                   "handshake fails before any credentials are checked.")
+        meaning = (f"The listener at {where} does not enable the SASL mechanism the client asks for (a SCRAM variant "
+                   "where only PLAIN is enabled, PLAIN where only SCRAM is); the handshake fails before any "
+                   "credentials are checked.")
     elif enabled:
         meaning = (f"The client asks for {mechanism}; the listener at {where} enables {join_words(enabled)}. The "
                    "handshake fails before any credentials are checked.")

@@ -66,3 +66,4 @@ def test_a_mechanism_the_paste_does_not_show_is_not_named():
     finding = next(f for f in explained(RUBY_KAFKA).findings if f.id == "SASL_MECHANISM_MISMATCH")
     assert "GSSAPI" not in finding.title + finding.explanation
     assert "does not enable the SASL mechanism the client asks for" in finding.explanation
+
