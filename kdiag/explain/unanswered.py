@@ -15,8 +15,8 @@ from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.closing import CLOSING, closed_connection, closing_readings
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, GO,
-                                     JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
+                                     FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -107,6 +107,24 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     return found + _readings_of(advertised, tuple(groups), None, None, ADVERTISED, context, builders, said)
 
 
+def task_producer_stalled(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """A Kafka Connect source task's producer did not flush and no line says why. The worker's own connections work
+    (it started the task); the task's producer takes only the worker's producer.-prefixed settings, so a listener's TLS
+    or SASL set for the worker alone is missing there; or its connections, idle between flushes, were dropped by a NAT
+    or load balancer (Event Hubs', Azure's) and the flush hangs."""
+    facts = context.facts
+    ids = ["SASL_AUTH_FAILED"] if facts.sasl else ["TLS_EXPECTED", "SASL_REQUIRED"]
+    ids.append("IDLE_CONNECTION_DROPPED")
+    confirm = context.confirm()
+    said = ("The Connect worker started the task, so its own connections work; the task's producer is configured "
+            "apart, from the worker's producer.-prefixed settings (producer.security.protocol, producer.ssl.*, "
+            "producer.sasl.*), not the worker's own, and delivered nothing before offset.flush.timeout.ms. A producer "
+            "left without the listener's TLS or SASL settings never delivers, and one whose connections sat idle "
+            f"between flushes and were dropped by a NAT or load balancer hangs until the flush times out "
+            f"({join_words(ids)}). `{confirm}` with the producer's settings decides.")
+    return _readings_of(ids, tuple(groups), None, None, UNKNOWN, context, builders, said)
+
+
 def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
     """The client never reached an advertised broker and no line says why: its address does not resolve or does
     not connect from the client's machine (the advertised-listener case)."""
@@ -133,6 +151,9 @@ def consequences_only(context: Context) -> list[Finding]:
     down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
     if down and not closing:  # no broker answered: each way that happens
         found.extend(nobody_answered(down, context, BUILDERS))
+    stalled = [g for g in context.consequences if g.symptom == FLUSH_TIMEOUT]
+    if stalled and not (closing or down):  # a Connect task's producer, configured apart from its worker
+        found.extend(task_producer_stalled(stalled, context, BUILDERS))
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))

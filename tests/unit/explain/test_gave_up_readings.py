@@ -76,3 +76,17 @@ def test_saramas_run_out_of_brokers_also_reads_a_broker_older_than_its_configure
     assert finding.severity == "warning"
     assert "config.Version" in finding.explanation
     assert "run out of available brokers request" not in finding.title
+
+
+@pytest.mark.parametrize("line", [
+    # Kafka Connect's WorkerSourceTask, since 2.x and before
+    "ERROR WorkerSourceTask{id=mirror-0} Failed to flush, timed out while waiting for producer to flush outstanding 1 "
+    "messages (org.apache.kafka.connect.runtime.WorkerSourceTask)",
+    "ERROR Failed to flush WorkerSourceTask{id=local-file-source-0}, timed out while waiting for producer to flush "
+    "outstanding messages, 1 left ({ProducerRecord(topic=t, partition=null, key=null, value=[B@1})",
+], ids=["connect-2.x", "connect-1.x"])
+def test_a_connect_tasks_producer_that_did_not_flush_is_its_own_settings_or_an_idle_drop(line):
+    explanation = explained(line)
+    assert ids(explanation) == ["ROUNDTRIP_FAILED", "TLS_EXPECTED", "SASL_REQUIRED", "IDLE_CONNECTION_DROPPED"]
+    assert {f.severity for f in explanation.findings} == {"warning"}
+    assert "producer.security.protocol" in explanation.findings[1].explanation
