@@ -19,7 +19,7 @@ A reading is a warning, never an error: an error is for what the lines show.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
@@ -132,12 +132,15 @@ def or_readings(subject: Subject, context: Context, builders: Mapping[str, Build
                    readings=[subject.finding_id, *ids]) for i in ids]
 
 
-def likely_or(primary: Finding, other: Finding, said: str, **evidence: object) -> list[Finding]:
-    """Two readings of one line: ``primary`` likely, ``other`` beside it; ``said`` names the other reading
-    of each as ``{other}``."""
-    readings = [primary.id, other.id]
-    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings, **evidence),
-            hedged(other, OR, said.format(other=primary.id), readings=readings, **evidence)]
+def likely_or(primary: Finding, other: Finding, said: str, *, more: Sequence[Finding] = (),
+              **evidence: object) -> list[Finding]:
+    """Readings of one line: ``primary`` likely, ``other`` (and ``more``) beside it; ``said`` names the other
+    readings of each as ``{other}``."""
+    others = [other, *more]
+    readings = [primary.id, *(o.id for o in others)]
+    return [hedged(primary, LIKELY, said.format(other=" or ".join(o.id for o in others)), readings=readings,
+                   **evidence),
+            *(hedged(o, OR, said.format(other=primary.id), readings=readings, **evidence) for o in others)]
 
 
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
@@ -187,15 +190,18 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
     return likely_or(primary, other, said)
 
 
-def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Sequence[Finding] = ()) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
     itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    there = (" and bootstraps through the same address, the broker there is down" if subject.node_id is None else
+             f", broker {subject.node_id} there is down or not listening (and when it is the one broker, the "
+             "bootstrap address that names it is refused too)")
     said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
-            f"machine and bootstraps through the same address, the broker there is down. The other reading is "
-            f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
-    return likely_or(primary, other, said)
+            f"machine{there}. The other reading is {{other}}. `{confirm}`, with the client's bootstrap.servers, "
+            "decides.")
+    return likely_or(primary, other, said, more=more)
 
 
 def loopback_name(host: str | None) -> bool:
