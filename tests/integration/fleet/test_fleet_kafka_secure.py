@@ -186,3 +186,16 @@ def test_a_wrong_password_is_one_line_and_exit_2_naming_sasl_authentication(secu
     assert "KDIAG_CRED_REPORTS_*" in run.stderr and MARK not in run.stderr
     assert run.seconds < WRONG_TIME_S
     assert not (tmp_path / "t").exists()
+
+
+def test_a_sasl_listener_read_without_a_set_gets_no_login_and_says_how_to_give_one(secure_topics: SecureTopics,
+                                                                                  tmp_path: Path) -> None:
+    """The set bound to another cluster is not sent here: the source is read without credentials."""
+    run = run_kdiag("fleet", "analyze", f"kafka://{secure_topics.sasl}/scram-reports",
+                    f"kafka://{secure_topics.plaintext}/plain-reports", "--out", str(tmp_path / "out"),
+                    "--kafka-credentials", f"plain={secure_topics.plaintext}", timeout=120,
+                    extra_env={"KDIAG_CRED_PLAIN_CLIENT_ID": "kdiag-fleet"})
+    assert run.exit_code == 2, run.stderr
+    assert run.stderr.count("\n") == 1, run.stderr
+    assert f"kafka://{secure_topics.sasl}/scram-reports: cannot reach the brokers" in run.stderr
+    assert "--kafka-credentials NAME" in run.stderr
