@@ -7,6 +7,7 @@ listener   protocol        advertised  what it checks
 PLAINTEXT  PLAINTEXT       127.0.0.1   a second source read without credentials; the admin
 SASL       SASL_PLAINTEXT  127.0.0.1   SCRAM-SHA-512 (a password with a quote and a backslash)
 SECURE     SASL_SSL        localhost   PLAIN over TLS, the CA given as a PEM file
+MTLS       SSL             localhost   a client certificate (key and chain in one PEM file)
 =========  ==============  ==========  ===================================================
 
 Each source gets only its own set: the ingest reads a SCRAM topic with the set and a PLAINTEXT topic
@@ -28,7 +29,7 @@ from pathlib import Path
 import pytest
 
 from kdiag.fleet.generate import GenerateOptions, generate
-from kdiag.lab.certs import PLAIN_USERS, issue, make_ca, pem_keystore, sasl_listener
+from kdiag.lab.certs import PLAIN_USERS, client_auth_listener, issue, make_ca, pem_keystore, sasl_listener
 from kdiag.lab.kafka import KAFKA_VERSION, BrokerSpec, KafkaBroker, Listener, free_ports
 from tests.integration.fleet.conftest import SPARK_TIMEOUT
 from tests.integration.fleet.support import expected_records, read_table, source_records, table_contents
@@ -49,9 +50,11 @@ WRONG_TIME_S = 30.0
 class SecureTopics:
     broker: KafkaBroker
     ca: Path
+    client: Path  # a client certificate's key and chain, one PEM file
     plaintext: str  # bootstrap of each listener
     sasl: str
     secure: str
+    mtls: str
     records: list[str]  # in every topic
 
 
@@ -60,14 +63,16 @@ def secure_topics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureTo
     pki = tmp_path_factory.mktemp("pki")
     ca = make_ca(pki, "kdiag fleet test CA")
     keystore = issue(pki, "broker", san="DNS:localhost,IP:127.0.0.1")
-    plaintext, sasl, secure, controller = free_ports(4)
+    client = issue(pki, "fleet-client", usage="clientAuth")
+    plaintext, sasl, secure, mtls, controller = free_ports(5)
     listeners = (Listener("PLAINTEXT", "127.0.0.1", plaintext), Listener("SASL", "127.0.0.1", sasl, "SASL_PLAINTEXT"),
-                 Listener("SECURE", "", secure, "SASL_SSL"))
+                 Listener("SECURE", "", secure, "SASL_SSL"), Listener("MTLS", "", mtls, "SSL"))
     advertised = (Listener("PLAINTEXT", "127.0.0.1", plaintext), Listener("SASL", "127.0.0.1", sasl),
-                  Listener("SECURE", "localhost", secure))
+                  Listener("SECURE", "localhost", secure), Listener("MTLS", "localhost", mtls))
     spec = BrokerSpec(node_id=1, listeners=listeners, advertised=advertised, controller_port=controller,
                       inter_broker_listener="PLAINTEXT",
-                      overrides={**sasl_listener("SASL"), **sasl_listener("SECURE"), **pem_keystore("SECURE", keystore)})
+                      overrides={**sasl_listener("SASL"), **sasl_listener("SECURE"), **pem_keystore("SECURE", keystore),
+                                 **pem_keystore("MTLS", keystore), **client_auth_listener("MTLS", ca)})
     fleet = tmp_path_factory.mktemp("fleet") / "generated"
     generate(GenerateOptions(reports=400, clusters=2, vantages=3, out=fleet, seed=11, truth=False))
     records = source_records(fleet)
@@ -76,7 +81,8 @@ def secure_topics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureTo
         create_scram_user(admin, USER, PASSWORD)
         for topic in ("scram-reports", "plain-reports", "tls-reports"):
             produce_records(admin, topic, records)
-        yield SecureTopics(broker, ca, admin, f"127.0.0.1:{sasl}", f"localhost:{secure}", records)
+        yield SecureTopics(broker, ca, client, admin, f"127.0.0.1:{sasl}", f"localhost:{secure}", f"localhost:{mtls}",
+                           records)
 
 
 def scram_set(password: str = PASSWORD) -> dict[str, str]:
@@ -174,6 +180,19 @@ def test_analyze_reads_a_topic_over_sasl_ssl_with_the_ca_as_a_pem_file(secure_to
     findings = read_table(out, "findings")
     assert findings and sum(r["count"] for r in read_table(out, "rejected")) == rejected
     assert password not in run.stdout + run.stderr and files_holding(out, password) == []
+
+
+def test_ingest_reads_a_topic_over_ssl_with_a_client_certificate(secure_topics: SecureTopics, tmp_path: Path) -> None:
+    table = tmp_path / "table"
+    run = run_kdiag("fleet", "ingest", f"kafka://{secure_topics.mtls}/tls-reports", "--table", str(table), "--once",
+                    "--kafka-credentials", "mtls", timeout=SPARK_TIMEOUT, extra_env={
+                        "KDIAG_CRED_MTLS_SECURITY_PROTOCOL": "SSL", "KDIAG_CRED_MTLS_SSL_CA_LOCATION": str(secure_topics.ca),
+                        "KDIAG_CRED_MTLS_SSL_CERTIFICATE_LOCATION": str(secure_topics.client),
+                        "KDIAG_CRED_MTLS_SSL_KEY_LOCATION": str(secure_topics.client)})
+    assert run.exit_code == 0, run.stderr[-5000:]
+    keys, rejected = expected_records(secure_topics.records)
+    got, got_rejected, _ = table_contents(table)
+    assert got == keys and got_rejected == rejected
 
 
 def test_a_wrong_password_is_one_line_and_exit_2_naming_sasl_authentication(secure_topics: SecureTopics,
