@@ -63,6 +63,10 @@ class FileInputs:
 def parse_kafka(text: str) -> KafkaInput:
     parts = urlsplit(text)
     topic = parts.path.strip("/")
+    if "@" in parts.netloc:  # the URL is the table's source, stored and shown: never echo what precedes the @
+        raise InputError(f"kafka://…@{parts.netloc.rpartition('@')[2]}/{topic}: a user or password in a kafka:// "
+                         f"URL is not read (the URL is stored as the table's source); give them as a credential "
+                         f"set: --kafka-credentials NAME with KDIAG_CRED_<NAME>_*")
     if not parts.netloc or not topic or "/" in topic:
         raise InputError(f"{text}: a Kafka input is kafka://BOOTSTRAP/TOPIC (host:port[,host:port...])")
     return KafkaInput(parts.netloc, topic)

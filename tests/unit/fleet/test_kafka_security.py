@@ -154,3 +154,13 @@ def test_the_cli_refuses_an_unsupported_set_in_one_line_without_the_password(
     assert code == 2 and stderr.count("\n") == 1, stderr
     assert "SASL OAUTHBEARER is not supported" in stderr and "oauth-password-9" not in stderr
     assert not (tmp_path / "t").exists()
+
+
+def test_a_password_in_a_kafka_url_is_refused_without_echoing_it(tmp_path: Path) -> None:
+    env = Environment(stdout=io.StringIO(), stderr=io.StringIO())
+    code = main(["fleet", "ingest", "kafka://fleet:url-password-5@kafka:9093/reports", "--table", str(tmp_path / "t"),
+                 "--once"], env=env)
+    stderr = env.stderr.getvalue()  # type: ignore[attr-defined]
+    assert code == 2 and stderr.count("\n") == 1, stderr
+    assert "kafka://…@kafka:9093/reports: a user or password in a kafka:// URL is not read" in stderr
+    assert "url-password-5" not in stderr and "fleet:" not in stderr
