@@ -198,8 +198,8 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
                                                    F.expr("decode(content, 'UTF-8')").alias("value")))
     for topic in topics:
         reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
-                  .options(**spark_options(topic.login)).option("subscribe", topic.topic).option("startingOffsets", "earliest")
-                  .option("failOnDataLoss", "false"))
+                  .options(**spark_options(topic.login)).option("subscribe", topic.topic)
+                  .option("startingOffsets", "earliest").option("failOnDataLoss", "false"))
         if options.max_records_per_batch:
             reader = reader.option("maxOffsetsPerTrigger", options.max_records_per_batch)
         frames.append(reader.load().select(F.lit(str(topic)).alias("source"),

@@ -287,8 +287,9 @@ def read_text(spark: Any, files: FileInputs, topics: Sequence[KafkaInput]) -> An
                       .select(F.col("_metadata.file_path").alias("source"), "value"))
     for topic in topics:
         frames.append(spark.read.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
-                      .options(**spark_options(topic.login)).option("subscribe", topic.topic).option("startingOffsets", "earliest")
-                      .option("endingOffsets", "latest").option("failOnDataLoss", "false").load()
+                      .options(**spark_options(topic.login)).option("subscribe", topic.topic)
+                      .option("startingOffsets", "earliest").option("endingOffsets", "latest")
+                      .option("failOnDataLoss", "false").load()
                       .select(F.lit(str(topic)).alias("source"), F.col("value").cast("string").alias("value")))
     text = frames[0]
     for frame in frames[1:]:

@@ -186,7 +186,8 @@ def test_ingest_reads_a_topic_over_ssl_with_a_client_certificate(secure_topics: 
     table = tmp_path / "table"
     run = run_kdiag("fleet", "ingest", f"kafka://{secure_topics.mtls}/tls-reports", "--table", str(table), "--once",
                     "--kafka-credentials", "mtls", timeout=SPARK_TIMEOUT, extra_env={
-                        "KDIAG_CRED_MTLS_SECURITY_PROTOCOL": "SSL", "KDIAG_CRED_MTLS_SSL_CA_LOCATION": str(secure_topics.ca),
+                        "KDIAG_CRED_MTLS_SECURITY_PROTOCOL": "SSL",
+                        "KDIAG_CRED_MTLS_SSL_CA_LOCATION": str(secure_topics.ca),
                         "KDIAG_CRED_MTLS_SSL_CERTIFICATE_LOCATION": str(secure_topics.client),
                         "KDIAG_CRED_MTLS_SSL_KEY_LOCATION": str(secure_topics.client)})
     assert run.exit_code == 0, run.stderr[-5000:]
