@@ -53,6 +53,12 @@ ROWS_PER_FILE = 500_000
 """Compacted files hold about this many reports (about 100 MB of Parquet)."""
 CONCURRENT_WRITERS = 32
 """Parquet files a task writes at once (a day each; more days than this: the rest sorted first)."""
+UNIQUE_COLUMNS = ("key", "ts", "report", "stages.list.element.duration_ms",
+                  "brokers.list.element.tcp.duration_ms")
+PARQUET = {f"parquet.enable.dictionary#{column}": "false" for column in UNIQUE_COLUMNS}
+"""The Parquet writer's settings of both tables: no dictionary for the columns whose values are nearly
+all different (each report's id, time, JSON, and the measured durations): the writer hashed and compared
+every value into a dictionary it then abandoned for plain encoding."""
 SMALL_BATCH_BYTES = 64 << 20
 """A day's batch directory smaller than this is compacted; a larger one (a batch of 2 GiB of JSON writes
 about 300 MB a day in files of tens of MB) is not rewritten: that would cost what writing it did, for
@@ -257,7 +263,7 @@ def write_batch(table: Table, batch: Any, batch_id: int) -> tuple[int, int]:
     rows = report_rows(classified(batch, keep_text=True), "source", F.col("value").alias("report"), day.alias("day"),
                        accepted_only=False)
     table.delete(staged)
-    rows.write.mode("overwrite").partitionBy("day").parquet(staged)
+    rows.write.options(**PARQUET).mode("overwrite").partitionBy("day").parquet(staged)
     parts = [name for name in table.children(staged) if name.startswith("day=")]
     rejected_parts = [name for name in parts if name.startswith(f"day={REJECTED_DAY}")]
     counts = {True: 0, False: 0}
@@ -359,7 +365,7 @@ def compact(table: Table, *, below: int, at_least: int) -> int:
         frame = spark.read.parquet(*[f"{directory}/{name}" for name, _, _ in chosen])
         frame = frame.drop(*[column for column in ("day", "batch") if column in frame.columns])
         files = max(1, -(-frame.count() // ROWS_PER_FILE))
-        frame.coalesce(files).write.mode("overwrite").parquet(work)
+        frame.coalesce(files).write.options(**PARQUET).mode("overwrite").parquet(work)
         if not table.rename(work, f"{directory}/batch=c{first}-{last}"):
             raise InputError(f"cannot move the compacted batches into {directory}")
         for name, _, _ in chosen:  # from here on batch=c{first}-{last} covers them (settle finishes this after a crash)
