@@ -231,14 +231,25 @@ CONTEXT_LINES = 40
 """How far below a Java connection line its exception lines may come and still be about it."""
 
 
-def size_sighting(sighting: Sighting, size: int) -> Sighting:
-    """What a bogus "response size" says about the bytes the port sent first."""
+def size_sighting(sighting: Sighting, size: int, limit: int | None = None) -> Sighting | None:
+    """What a bogus "response size" says about the bytes the port sent first; None when they are a Kafka frame's.
+
+    A TLS record's or a text protocol's first four bytes read as a length are huge; a real broker's response
+    just over the client's limit (``limit``: librdkafka's receive.message.max.bytes, ``(0..N)`` in its line) is
+    a size setting, not a foreign peer: its first byte is small and its size within a few times the limit."""
     raw = (size & 0xFFFFFFFF).to_bytes(4, "big")
     if raw[0] in (0x15, 0x16) and raw[1] == 0x03:
         return replace(sighting, symptom=PLAINTEXT_ON_TLS, detail=f"response size {size}: a TLS record")
     text = raw.decode("latin-1")
+    if limit and 0 < limit < size <= KAFKA_FRAME_SLACK * limit and not text.isprintable():
+        return None
     speaks = {"HTTP": "HTTP", "SSH-": "SSH"}.get(text)
     return replace(sighting, detail=f"response size {size}" + (f": {speaks}" if speaks else ""))
+
+
+KAFKA_FRAME_SLACK = 2
+"""How many times the client's size limit a response may be and still be read as a real broker's (a Fetch answer
+that overshoots the limit by its framing, librdkafka before 1.0 when fetch.max.bytes did not exist)."""
 
 
 def with_connection(scan: ScanState, sighting: Sighting) -> Sighting:

@@ -158,19 +158,33 @@ def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[It
     yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=f"SSL handshake: {m.group('why').strip()}")
 
 
+# OpenSSL's words for a chain it refused, as librdkafka (": reason"), Python (": reason (_ssl.c:N)") and Ruby ("
+# (reason)") print them. No reason, or X509_V_ERR_UNSPECIFIED ("unspecified certificate verification error": OpenSSL
+# found no fault in the chain, a check layered on it refused, such as Ruby's verify_hostname before it named
+# X509_V_ERR_HOSTNAME_MISMATCH), does not say whether the CA or the name failed: each is a reading.
+_UNSPECIFIED = "unspecified certificate verification error"
+
+
 @pattern("librdkafka.certificate_verify", LIBRDKAFKA, "certificate verify failed",
-         r"certificate verify failed(?::\s*(?P<why>.*))?",
+         r"certificate verify failed(?::\s*(?P<why>.*)| \((?P<paren>[^)]{1,120})\))?",
          "%3|1795271469.162|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9093/bootstrap]: "
          "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
          "failed: broker certificate could not be verified, verify that ssl.ca.location is correctly configured or "
          "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
 def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    why = _AFTER.sub("", m.group("why") or "")
+    why = _AFTER.sub("", m.group("why") or "").strip() or (m.group("paren") or "").strip()
+    why = "" if why.startswith(("after ", "OpenSSL::")) else why  # librdkafka's state, Ruby's class: no reason
     lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
     symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
-    hint = symptom == CERT_UNTRUSTED and why.startswith("broker certificate could not be verified")  # since 2.0: a name too
-    yield RdBroker.find(m.string).sighting(symptom, detail=why or None, **({"guess": why, "alternatives": (
-        "TLS_HOSTNAME_MISMATCH",)} if hint else {}))  # librdkafka's own hint alone: the CA likely, or the name
+    if symptom == CERT_UNTRUSTED and why == _UNSPECIFIED:  # a check beside the chain's refused: the name likely
+        yield RdBroker.find(m.string).sighting(CERT_NAME, detail=why, guess=f"certificate verify failed ({why})",
+                                               alternatives=("TLS_CERT_UNTRUSTED",))
+        return
+    # librdkafka's own hint alone (since 2.0, a name too), or no reason at all: the CA likely, or the name
+    hint = symptom == CERT_UNTRUSTED and (not why or why.startswith("broker certificate could not be verified"))
+    yield RdBroker.find(m.string).sighting(symptom, detail=why or None, **({
+        "guess": why or "certificate verify failed (no reason given)", "alternatives": ("TLS_HOSTNAME_MISMATCH",)}
+        if hint else {}))
 
 
 # The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
@@ -274,12 +288,15 @@ def _rd_kerberos_principal(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.invalid_response_size", LIBRDKAFKA, "Invalid response size",
-         r"Invalid response size (?P<size>-?\d+)",
+         r"Invalid response size (?P<size>-?\d+)(?: \(0\.\.(?P<limit>\d+)\))?",
          "%3|1795270000.100|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:8080/bootstrap]: 127.0.0.1:8080/bootstrap: "
          "Receive failed: Invalid response size 1213486160 (0..100000000): increase receive.message.max.bytes "
          "(after 3ms in state APIVERSION_QUERY)")
 def _rd_invalid_size(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")))
+    sighting = size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")),
+                             int(m.group("limit")) if m.group("limit") else None)
+    if sighting is not None:  # else a real broker's answer over receive.message.max.bytes: no connectivity cause
+        yield sighting
 
 
 @pattern("librdkafka.message_timeout", LIBRDKAFKA, "Message timed out", r"Local: Message timed out|_MSG_TIMED_OUT",
