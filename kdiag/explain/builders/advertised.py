@@ -170,6 +170,16 @@ def _shared_value(replicas: int, endpoint: Endpoint, line: tuple[int, str], cont
     return hedged(replace(built, evidence=data), LIKELY, words)
 
 
+# Names that resolve only inside the broker's container or cluster network (a container id, a Compose service, a
+# Kubernetes service): a client bootstrapping through loopback is on the broker's machine, through a published port or
+# a port-forward, outside that network (unless it runs in the broker's own container, where nothing fails).
+_CONTAINER_NAMES = (CONTAINER_ID, KUBERNETES, SINGLE_LABEL)
+
+
+def _through_loopback(bootstrap: Iterable[Endpoint]) -> bool:
+    return all(classify_host(e.host).kind == LOOPBACK for e in bootstrap)
+
+
 def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
     """The finding a listed broker address most likely leads to for clients outside its network."""
     kind = classify_host(endpoint.host).kind
@@ -177,6 +187,8 @@ def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
         return "ADVERTISED_NONROUTABLE"
     if not bootstrap:  # the log does not say where the client is: only loopback fails wherever it is not the broker
         return "ADVERTISED_LOOPBACK" if kind == LOOPBACK else None
+    if _through_loopback(bootstrap) and kind in _CONTAINER_NAMES:
+        return "ADVERTISED_UNRESOLVABLE"
     if any(classify_host(e.host).local_only for e in bootstrap):
         return None  # the client is inside that network too
     if kind == LOOPBACK:
@@ -211,6 +223,10 @@ def _metadata_finding(rule_id: str, listed: list[tuple[int, int, Endpoint]], con
                    "it prints the list and never connects to the brokers in it. A client producing or consuming "
                    "connects to each partition leader at its advertised address, so from a machine outside that "
                    "network it fails there. kdiag bootstrap on the client's machine checks each advertised broker.")
+    if _through_loopback(context.bootstrap) and kind.kind in _CONTAINER_NAMES:
+        explanation += (" The client bootstraps through loopback, so it runs on the broker's machine and reaches it "
+                        "through a published port or a port-forward, outside the network where that name resolves "
+                        "(unless it runs inside the broker's own container).")
     fix = rule_fix(context.implied(brokers=reports), rule_id)
     confirm = context.confirm()
     data = _metadata_evidence(context, _listed_lines(context, [(line, n) for line, n, _ in listed]), confirm,
