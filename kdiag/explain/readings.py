@@ -53,6 +53,10 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
+                           "(hostname verification)"),
+    "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
+                              "its trust store, a chain sent without its intermediate)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
