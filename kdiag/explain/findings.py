@@ -30,6 +30,7 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
+from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
@@ -118,6 +119,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         if other_id != subject.finding_id:
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.finding_id == "SASL_MECHANISM_MISMATCH" and on_reauthentication(subject, context):
+        return [reauthentication_refused(built, subject)]
     if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
             and not facts.tls:
         return [terminated_during_authentication(built)]

@@ -115,13 +115,15 @@ class Facts:
     security: str | None = None  # the security.protocol the client's configuration in the paste shows
     tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
+    sasl_reauth: bool = False  # a SASL session with a lifetime: the connection logged in and re-authenticates (KIP-368)
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "sasl_reauth", "tls", "security", "listener_sasl",
+                         "listener_tls"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -151,6 +153,8 @@ class Facts:
             self.sasl_seen = True
         elif fact.kind == "sasl_setting":
             self.sasl_settings = True
+        elif fact.kind == "sasl_reauth":
+            self.sasl_reauth = self.sasl_seen = True
         elif fact.kind == "tls":
             self.tls_switch = True
         elif fact.kind == "listener_sasl":

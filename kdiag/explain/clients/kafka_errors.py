@@ -11,7 +11,7 @@ from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
-                                     Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
+                                     Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
                                      split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -62,6 +62,25 @@ def _register(code: str, symptom: str, needle: str, example: str) -> None:
 for _code, (_symptom, _needles, _example) in SPELLINGS.items():
     for _needle in _needles:
         _register(_code, _symptom, _needle, _example)
+
+
+# A SASL session with a lifetime (KIP-368), in each client's words: the connection logged in, and re-authenticates on
+# it before the lifetime ends. An ILLEGAL_SASL_STATE in such a paste is the re-authentication's, not a listener
+# without SASL. franz-go: "sasl has a limited lifetime" (reauthenticate_in ...), "sasl expiry limit reached,
+# reauthenticating", "sasl reauth failed"; the Java client: "Finished authentication with session expiration in N
+# ms and session re-authentication on or after M ms", "Successfully re-authenticated", "Failed re-authentication";
+# librdkafka (debug SECURITY REAUTH): "Received session lifetime N ms from broker".
+for _needle, _example in (("limited lifetime", "[DEBUG] sasl has a limited lifetime; broker: 2, reauthenticate_in: 58m"),
+                          ("reauth", "[DEBUG] sasl expiry limit reached, reauthenticating; broker: 1"),
+                          ("re-authenticat", "Finished authentication with session expiration in 3600000 ms and "
+                           "session re-authentication on or after 3240000 ms"),
+                          ("session lifetime", "%7|1700000000.000|REAUTH|rdkafka#producer-1| [thrd:sasl_ssl://b:9096/1]: "
+                           "Received session lifetime 3600000 ms from broker")):
+    @pattern(f"any.sasl_session_lifetime.{len(PATTERNS)}", ANY, _needle,
+             r"sasl has a limited lifetime|sasl expiry limit reached|sasl reauth failed|session re-authentication on"
+             r"|[Ss]uccessfully re-authenticated|Failed re-authentication|Received session lifetime \d+ ms", _example)
+    def _sasl_session_lifetime(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        yield Fact("sasl_reauth")
 
 
 # --- words that mean the same in every client ---------------------------------------------------------

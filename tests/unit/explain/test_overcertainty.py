@@ -56,3 +56,41 @@ def test_a_reason_that_names_the_failure_stays_certain():
     name = ("OpenSSL::SSL::SSLError: SSL_connect returned=1 errno=0 state=error: certificate verify failed "
             "(Hostname mismatch)")
     assert only(explained(name), "TLS_HOSTNAME_MISMATCH").severity == "error"
+
+
+# --- ILLEGAL_SASL_STATE on a connection that had logged in: its re-authentication, not a listener without SASL ----
+
+_ILLEGAL = "ILLEGAL_SASL_STATE: Request is not valid given the current SASL state"
+
+
+def test_illegal_sasl_state_with_a_session_lifetime_is_the_re_authentication():
+    lifetimes = (  # each client's own words for a session with a lifetime (KIP-368), from its source
+        "[DEBUG] sasl has a limited lifetime; broker: 2, session_lifetime: 1s, reauthenticate_in: 0s",  # franz-go
+        "[DEBUG] sasl expiry limit reached, reauthenticating; broker: 1",  # franz-go
+        "DEBUG [Producer clientId=p] Finished authentication with session expiration in 3600000 ms and session "
+        "re-authentication on or after 3240000 ms (org.apache.kafka.common.security.authenticator."
+        "SaslClientAuthenticator)",  # the Java client
+        "%7|1700000000.000|REAUTH|rdkafka#producer-1| [thrd:sasl_ssl://b-1:9096/1]: Received session lifetime "
+        "3600000 ms from broker",  # librdkafka
+    )
+    for lifetime in lifetimes:
+        found = explained(f"{_ILLEGAL}\n{lifetime}").findings
+        assert [(f.id, f.severity) for f in found] == [("SASL_MECHANISM_MISMATCH", "info")], lifetime
+        assert "re-authenticat" in found[0].title
+
+
+def test_the_java_clients_words_for_illegal_sasl_state_are_read_the_same():
+    # SaslClientAuthenticator words every ILLEGAL_SASL_STATE so, with the (empty) list the answer carried
+    java = ("org.apache.kafka.common.errors.IllegalSaslStateException: Unexpected handshake request with client "
+            "mechanism PLAIN, enabled mechanisms are []")
+    assert only(explained(java), "SASL_MECHANISM_MISMATCH").severity == "error"
+    again = f"{java}\nINFO [Producer clientId=p] Failed re-authentication with b-1/10.0.0.1 (channelId=1)"
+    assert only(explained(again), "SASL_MECHANISM_MISMATCH").severity == "info"
+
+
+def test_illegal_sasl_state_alone_or_a_mechanism_the_listener_lacks_stays_a_mismatch():
+    assert only(explained(_ILLEGAL), "SASL_MECHANISM_MISMATCH").severity == "error"
+    listed = ("org.apache.kafka.common.errors.UnsupportedSaslMechanismException: Client SASL mechanism 'SCRAM-SHA-512' "
+              "not enabled in the server, enabled mechanisms are [PLAIN]\n"
+              "[DEBUG] sasl has a limited lifetime; broker: 2, reauthenticate_in: 58m")
+    assert only(explained(listed), "SASL_MECHANISM_MISMATCH").severity == "error"
