@@ -1,0 +1,41 @@
+"""ACL denials on a consumer group, and the JVM's own words for a plaintext client at a TLS port, a chain the client
+cannot build and a broker older than the client: each written from the library's source, not from a pasted case."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.explain.helpers import explained, ids, only
+
+# --- GROUP_AUTHORIZATION_FAILED: an ACL denial, read as the catalog's TOPIC_AUTHORIZATION_FAILED ---------------
+
+
+@pytest.mark.parametrize("line, group", [
+    # the Java client's GroupAuthorizationException(groupId): "Not authorized to access group: " + groupId
+    ("org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: orders-app",
+     "orders-app"),
+    ("[Consumer clientId=c-1, groupId=billing] JoinGroup failed due to fatal error: Group authorization failed.",
+     "billing"),  # Errors.GROUP_AUTHORIZATION_FAILED's message, the group from the logger's prefix
+    ('KafkaError{code=GROUP_AUTHORIZATION_FAILED,val=30,str="FindCoordinator response error: Not authorized to '
+     'access group: Group authorization failed."}', None),  # librdkafka's binding: no group id in the words
+    ("kafka server: The client is not authorized to access this group", None),  # Sarama's ErrGroupAuthorizationFailed
+    ("[30] Group Authorization Failed: the client is not authorized to access a particular group id", None),  # segmentio
+    ("%3|1700000000.000|ERROR|rdkafka#consumer-1| [thrd:main]: Broker: Group authorization failed", None),
+])
+def test_a_group_denied_by_acls_is_an_authorization_failure(line, group):
+    finding = only(explained(line), "TOPIC_AUTHORIZATION_FAILED")
+    assert finding.severity == "error" and "consumer group" in finding.title
+    assert finding.evidence.get("group") == group
+    assert "--operation Read --group" in finding.fix
+
+
+def test_an_empty_group_id_is_named_as_such():
+    line = "org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group:"
+    finding = only(explained(line), "TOPIC_AUTHORIZATION_FAILED")
+    assert "no group.id" in finding.title
+
+
+def test_a_topic_denial_is_still_about_the_topic():
+    line = "[29] Topic Authorization Failed: the client is not authorized to access the requested topic"
+    assert "topic" in only(explained(line), "TOPIC_AUTHORIZATION_FAILED").title
+    assert ids(explained(line)) == ["TOPIC_AUTHORIZATION_FAILED"]
