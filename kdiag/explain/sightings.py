@@ -287,6 +287,7 @@ class ScanState:
     config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
     env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
+    netty_side: tuple[int, str] | None = None  # (line, "server" | "client"): the last ZooKeeper connection logger named
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

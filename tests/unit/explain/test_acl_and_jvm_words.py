@@ -39,3 +39,29 @@ def test_a_topic_denial_is_still_about_the_topic():
     line = "[29] Topic Authorization Failed: the client is not authorized to access the requested topic"
     assert "topic" in only(explained(line), "TOPIC_AUTHORIZATION_FAILED").title
     assert ids(explained(line)) == ["TOPIC_AUTHORIZATION_FAILED"]
+
+
+# --- Netty's NotSslRecordException: who read the bytes that are not TLS -----------------------------------------
+
+_NOT_TLS = ("io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS "
+            "record: 000000b200000000")
+
+
+def test_a_tls_server_reading_plaintext_is_a_plaintext_client_at_a_tls_port():
+    server = "2020-09-13 00:26:19,877 WARN Exception caught (org.apache.zookeeper.server.NettyServerCnxnFactory)"
+    finding = only(explained(f"{server}\n{_NOT_TLS}"), "TLS_EXPECTED")
+    assert finding.severity == "error" and "zookeeper.ssl.client.enable" in finding.explanation
+
+
+def test_a_tls_client_reading_plaintext_is_a_server_without_tls():
+    client = "2024-01-01 10:00:00,000 WARN Exception caught (org.apache.zookeeper.ClientCnxnSocketNetty)"
+    assert ids(explained(f"{client}\n{_NOT_TLS}")) == ["TLS_UNEXPECTED"]
+
+
+def test_with_no_side_named_the_server_side_is_the_likely_reading():
+    found = explained(_NOT_TLS).findings
+    assert [(f.id, f.severity) for f in found] == [("TLS_EXPECTED", "warning"), ("TLS_UNEXPECTED", "warning")]
+
+
+def test_text_bytes_at_a_tls_port_are_no_kafka_client():
+    assert ids(explained("io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS record: 474554202f20485454")) == []
