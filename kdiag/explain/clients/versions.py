@@ -208,6 +208,28 @@ def _broker_not_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topics': "
          "java.nio.BufferUnderflowException")
 def _broker_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("field") in RESPONSE_FIELDS:  # a client reading an answer: java.response_parse
+        return
     request = re.search(r"(\w+)Request(?:AndHeader)?\.(?:parse|readFrom)", m.string)
     yield gap(BROKER, request.group(1) if request else None, m.group(0),
                guess=f"{m.group(0)} (a request the broker could not read)")
+
+
+# The Java client's side of the same Schema.read: a *response* that does not parse as the request's version expects,
+# named by a field only responses have (Protocol.java's schemas: MetadataResponse's 'topic_metadata' and 'brokers',
+# 'responses', 'api_versions', 'coordinator', ...), with "Error reading array of size N, only M bytes available" or a
+# BufferUnderflowException: a broker of another release answered in another layout (a 0.9 client against a 0.8
+# broker) -- likely, not certain (a Kafka-compatible server, or the client's own version setting, ends the same).
+RESPONSE_FIELDS = frozenset({"topic_metadata", "brokers", "responses", "partition_responses", "api_versions",
+                             "coordinator", "throttle_time_ms", "error_code", "enabled_mechanisms", "high_watermark",
+                             "base_offset", "record_set", "group_protocol", "leader_id"})
+
+
+@pattern("java.response_parse", JAVA, "Error reading field",
+         r"Error reading field '(?P<field>\w+)': (?:Error reading (?:array|string|bytes) of (?:size|length) -?\d+, "
+         r"only \d+ bytes available|java\.nio\.BufferUnderflowException)",
+         "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topic_metadata': Error reading "
+         "array of size 3027513, only 100 bytes available")
+def _java_response_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("field") in RESPONSE_FIELDS:
+        yield gap(JAVA, None, m.group(0), guess=f"{m.group(0)} (a response the client could not read)")

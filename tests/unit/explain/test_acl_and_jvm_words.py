@@ -65,3 +65,25 @@ def test_with_no_side_named_the_server_side_is_the_likely_reading():
 
 def test_text_bytes_at_a_tls_port_are_no_kafka_client():
     assert ids(explained("io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS record: 474554202f20485454")) == []
+
+
+# --- the Java client reading a response in another release's layout ---------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    # Schema.read's SchemaException on a field only responses have (Protocol.java's MetadataResponse v0)
+    "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topic_metadata': Error reading "
+    "array of size 3027513, only 100 bytes available",
+    "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'brokers': "
+    "java.nio.BufferUnderflowException",
+])
+def test_a_response_the_java_client_cannot_parse_is_likely_a_broker_of_another_release(line):
+    finding = only(explained(line), "BROKER_TOO_OLD")
+    assert finding.severity == "warning" and finding.title.startswith("Likely: ")
+
+
+def test_a_request_field_the_broker_cannot_parse_stays_the_brokers_reading():
+    line = ("[2017-01-01 10:00:00,000] ERROR Closing socket for 10.0.0.7 because of error (kafka.network.Processor)\n"
+            "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topics': "
+            "java.nio.BufferUnderflowException")
+    assert only(explained(line), "BROKER_TOO_OLD").evidence["client"] == "broker"
