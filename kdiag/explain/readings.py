@@ -55,6 +55,8 @@ OTHER_CAUSES = {
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
     "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
                            "(hostname verification)"),
+    "TLS_CERT_UNTRUSTED+openssl": ("the client trusts that issuer itself (the intermediate given to it, or a root that "
+                                   "signs broker certificates directly, as Strimzi's own cluster CA does)"),
     "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
                               "its trust store, a chain sent without its intermediate)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "

@@ -73,6 +73,7 @@ AIOKAFKA = "aiokafka"
 BROKER = "broker"  # the broker's own log, about what a client sent it
 ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
+OPENSSL = "openssl"  # openssl s_client's report of a broker's TLS (the chain it sent)
 OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
 
 
@@ -288,6 +289,7 @@ class ScanState:
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
     env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
     netty_side: tuple[int, str] | None = None  # (line, "server" | "client"): the last ZooKeeper connection logger named
+    chain: list[str | int] | None = None  # openssl s_client's "Certificate chain": [deepest depth, subject 0, issuer 0]
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

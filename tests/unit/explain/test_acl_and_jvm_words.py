@@ -87,3 +87,27 @@ def test_a_request_field_the_broker_cannot_parse_stays_the_brokers_reading():
             "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topics': "
             "java.nio.BufferUnderflowException")
     assert only(explained(line), "BROKER_TOO_OLD").evidence["client"] == "broker"
+
+
+# --- openssl s_client: a server certificate sent without its issuer -----------------------------------------------
+
+_HANDSHAKE = "---\nSSL handshake has read 1633 bytes and written 415 bytes\n---"
+
+
+@pytest.mark.parametrize("chain", [
+    "Certificate chain\n 0 s:/O=io.strimzi/CN=my-cluster-kafka\n   i:/CN=Kafka Intermediate CA",  # OpenSSL 1.0
+    "Certificate chain\n 0 s:O = io.strimzi, CN = my-cluster-kafka\n   i:CN = Kafka Intermediate CA\n"
+    "   a:PKEY: rsaEncryption, 2048 (bit); sigalg: RSA-SHA256",  # OpenSSL 3
+])
+def test_a_server_certificate_sent_alone_is_likely_a_chain_the_client_cannot_build(chain):
+    finding = only(explained(f"CONNECTED(00000003)\n---\n{chain}\n---\nServer certificate\n{_HANDSHAKE}"),
+                   "TLS_CERT_UNTRUSTED")
+    assert finding.severity == "warning" and "Kafka Intermediate CA" in finding.explanation
+
+
+def test_a_whole_chain_or_a_self_signed_certificate_is_no_missing_intermediate():
+    whole = ("Certificate chain\n 0 s:CN = my-cluster-kafka\n   i:CN = Kafka Intermediate CA\n"
+             " 1 s:CN = Kafka Intermediate CA\n   i:CN = Kafka Root CA")
+    alone = "Certificate chain\n 0 s:CN = my-cluster-kafka\n   i:CN = my-cluster-kafka"
+    for chain in (whole, alone):
+        assert ids(explained(f"{chain}\n---\n{_HANDSHAKE}")) == []
