@@ -23,9 +23,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import NOT_IN_METADATA
+from kdiag.explain.observations import Group
+from kdiag.explain.sightings import ANY, BOOTSTRAP, NOT_IN_METADATA, Sighting
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -177,6 +179,34 @@ def well_known_port(context: Context) -> Finding | None:
             "port": endpoint.port, "role": "bootstrap", "service": service, "certain": False, "confirm": confirm}
     return finding("NOT_KAFKA", "warning", f"{LIKELY}{endpoint} is {service}, not a Kafka listener", explanation,
                    data, with_confirm(fix, confirm))
+
+
+def mixed_listeners(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The bootstrap list names one host at two ports or more, and no line says what failed: two listeners of one
+    broker (PLAINTEXT on 9092 beside SSL or SASL on 9093/9094), of which a client with one security protocol speaks
+    only one; each mismatch at the other port is a *Maybe* reading."""
+    ports: dict[str, list[int]] = {}
+    for endpoint in context.bootstrap:
+        ports.setdefault(endpoint.host, []).append(endpoint.port)
+    host, seen = next(((h, p) for h, p in ports.items() if len(set(p)) > 1), (None, []))
+    if host is None:
+        return []
+    other = next((p for p in seen if p != DEFAULT_PLAINTEXT_PORT), seen[-1])  # Kafka's default listener is 9092's
+    facts = context.facts
+    ids = ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"] + ([] if facts.sasl else ["SASL_REQUIRED"])
+    confirm = context.confirm()
+    said = (f"The client's bootstrap list names {host} at ports {join_words(str(p) for p in dict.fromkeys(seen))}: "
+            "two listeners of one broker, and a client with one security protocol speaks to only one of them. When "
+            f"it picks {host}:{other} and that listener's security is not the client's, it fails there "
+            f"({join_words(ids)}). List only the listener the client's settings are for. `{confirm}` decides.")
+    quiet = replace(context, consequences=())
+    number, text = next((n, t) for n, endpoints, t in facts.bootstrap_runs if any(e.host == host for e in endpoints))
+    shown = Group(Sighting(NOT_IN_METADATA, ANY, host, other, role=BOOTSTRAP), 1, [(number, text)], clients=[ANY])
+    return [hedged(builders[i](Subject(i, (shown,), host, other, None, BOOTSTRAP), quiet), MAYBE, said, readings=ids)
+            for i in ids]
+
+
+DEFAULT_PLAINTEXT_PORT = 9092
 
 
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:

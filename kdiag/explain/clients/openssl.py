@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.clients.librdkafka import AFTER_STATE, RdBroker
-from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, LIBRDKAFKA, OPENSSL, Item, Pattern, ScanState,
-                                     Sighting, registrar)
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, LIBRDKAFKA, OPENSSL, Fact, Item, Pattern,
+                                     ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -54,13 +54,13 @@ def _certificate_verify(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # s_client (apps/s_client.c print_stuff): "Certificate chain", then per certificate " <depth> s:<subject>" and
 # "   i:<issuer>" (OpenSSL 1.0 "/CN=x", 1.1+ "CN = x"), then "Server certificate" and, always, "SSL handshake has
 # read N bytes and written M bytes", where the chain is judged.
-@pattern("openssl.s_client_chain", OPENSSL, "Certificate chain", r"^\s*Certificate chain\s*$", "Certificate chain")
+@pattern("openssl.s_client_chain", OPENSSL, "Certificate chain", r"\bCertificate chain\s*$", "Certificate chain")
 def _chain_start(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     scan.chain = [0, "", ""]
-    return iter(())
+    yield Fact("s_client")  # read: the chain's lines follow
 
 
-@pattern("openssl.s_client_certificate", OPENSSL, " s:", r"^\s*(?P<depth>\d{1,2}) s:(?P<subject>.{1,300})$",
+@pattern("openssl.s_client_certificate", OPENSSL, " s:", r"(?:^|\s)(?P<depth>\d{1,2}) s:(?P<subject>\S.{0,299})$",
          " 0 s:/O=io.strimzi/CN=my-cluster-kafka")
 def _chain_subject(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if scan.chain is not None:
@@ -68,14 +68,14 @@ def _chain_subject(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         scan.chain[0] = max(int(scan.chain[0]), depth)
         if depth == 0:
             scan.chain[1] = _name(m.group("subject"))
-    return iter(())
+    yield Fact("s_client")
 
 
-@pattern("openssl.s_client_issuer", OPENSSL, "i:", r"^\s+i:(?P<issuer>.{1,300})$", "   i:/CN=Kafka Intermediate CA")
+@pattern("openssl.s_client_issuer", OPENSSL, "i:", r"(?:^|\s)i:(?P<issuer>\S.{0,299})$", "   i:/CN=Kafka Intermediate CA")
 def _chain_issuer(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if scan.chain is not None and scan.chain[0] == 0 and not scan.chain[2]:
         scan.chain[2] = _name(m.group("issuer"))
-    return iter(())
+    yield Fact("s_client")
 
 
 @pattern("openssl.s_client_handshake_read", OPENSSL, "SSL handshake has read", r"SSL handshake has read \d+ bytes",
@@ -83,6 +83,7 @@ def _chain_issuer(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _chain_judged(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     chain, scan.chain = scan.chain, None
     if chain is None or chain[0] != 0 or not chain[2] or chain[1] == chain[2]:
+        yield Fact("s_client")
         return
     yield Sighting(CERT_UNTRUSTED, OPENSSL, detail=f"the server sent its certificate alone, issued by {chain[2]}",
                    related=(f"Certificate chain: 0 s:{chain[1]} i:{chain[2]} (and no certificate of that issuer)",),

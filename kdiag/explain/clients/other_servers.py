@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (NOT_KAFKA, PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, ZOOKEEPER, Item, Pattern, ScanState,
-                                     Sighting, registrar)
+from kdiag.explain.sightings import (NOT_KAFKA, PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, ZOOKEEPER, Fact, Item, Pattern,
+                                     ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -75,7 +75,7 @@ for _needle, _side in _SIDES.items():
              if _side == "server" else "org.apache.zookeeper.ClientCnxnSocketNetty")
     def _netty_side(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         scan.netty_side = (scan.line, _SIDES[m.group(0)])
-        return iter(())
+        yield Fact("netty_side")  # read: the exception below it is this side's
 
 
 @pattern("netty.not_ssl_record", ZOOKEEPER, "not an SSL/TLS record", r"not an SSL/TLS record: (?P<hex>[0-9a-fA-F]{0,16})",

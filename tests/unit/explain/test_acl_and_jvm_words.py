@@ -111,3 +111,26 @@ def test_a_whole_chain_or_a_self_signed_certificate_is_no_missing_intermediate()
     alone = "Certificate chain\n 0 s:CN = my-cluster-kafka\n   i:CN = my-cluster-kafka"
     for chain in (whole, alone):
         assert ids(explained(f"{chain}\n---\n{_HANDSHAKE}")) == []
+
+
+# --- a bootstrap list that names two listeners of one broker ----------------------------------------------------
+
+# The Java client numbers its bootstrap.servers -1, -2, ... (Metadata.bootstrap) and prints them as Node.toString()
+_BOOTSTRAP_NODES = ("DEBUG Updated cluster metadata version 1 to Cluster(nodes = [10.0.0.5:9094 (id: -2 rack: null), "
+                    "10.0.0.5:9092 (id: -1 rack: null)], partitions = []) (org.apache.kafka.clients.Metadata)")
+
+
+def test_a_bootstrap_list_mixing_one_brokers_listeners_is_a_maybe_security_mismatch():
+    found = explained(f"{_BOOTSTRAP_NODES}\nDEBUG Initiating connection to node -2 at 10.0.0.5:9094.").findings
+    assert [(f.id, f.severity) for f in found] == [("TLS_EXPECTED", "warning"), ("SASL_REQUIRED", "warning")]
+    assert found[0].title.startswith("Maybe: ") and found[0].evidence["port"] == 9094
+
+
+def test_a_tls_client_at_a_mixed_list_may_be_at_the_plaintext_port():
+    found = explained(f"{_BOOTSTRAP_NODES}\nsecurity.protocol = SSL").findings
+    assert [(f.id, f.severity) for f in found] == [("TLS_UNEXPECTED", "warning")]
+
+
+def test_one_listener_per_broker_is_no_reading():
+    nodes = "Cluster(nodes = [b1:9092 (id: -1 rack: null), b2:9092 (id: -2 rack: null)], partitions = [])"
+    assert ids(explained(nodes)) == []
