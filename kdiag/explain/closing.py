@@ -22,6 +22,13 @@ _VERSION_EXCHANGE = re.compile(r"sync versions|api_?versions?(?:_?request| query
                                r"\bnegotiat\w* (?:the )?(?:api )?versions?|\bunexpected EOF\b", re.IGNORECASE)
 
 
+# A write on a connection the peer had already closed (EPIPE: Go's and Python's "broken pipe", node's "write EPIPE")
+# and Sarama's ErrNotConnected (a connection it had opened is gone when it sends): the connection was up, then closed
+# while it sat idle, by the broker's idle reaper (connections.max.idle.ms) or a NAT or load balancer in the path.
+_CLOSED_WHILE_IDLE = re.compile(r"broken pipe|\bEPIPE\b|\[Errno 32\]|\bbroker not connected\b", re.IGNORECASE)
+_HAD_WORKED = re.compile(r"\bbroker not connected\b")  # Sarama had opened it: its TLS and SASL had worked
+
+
 def closing_readings(facts: Facts, client: str = "", words: str = "") -> list[str]:
     """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
     the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
@@ -29,14 +36,18 @@ def closing_readings(facts: Facts, client: str = "", words: str = "") -> list[st
     enable, not missing SASL. A Go client (Sarama, segmentio, franz-go) or a line any client prints (a bare EOF, a
     reset) says the same words whichever side spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext
     listener is a reading too. ``words`` (the client's lines) saying it was asking for the broker's versions add an
-    older broker's reading (``_VERSION_EXCHANGE``)."""
+    older broker's reading (``_VERSION_EXCHANGE``); a write on a connection already closed puts one closed while idle
+    first (``_CLOSED_WHILE_IDLE``), alone with the broker's closing when the connection had worked."""
+    if _HAD_WORKED.search(words):
+        return ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
+    idle = ["IDLE_CONNECTION_DROPPED"] if _CLOSED_WHILE_IDLE.search(words) else []
     sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else ["SASL_REQUIRED"]
     older = ["BROKER_TOO_OLD"] if _VERSION_EXCHANGE.search(words) else []
     if facts.tls:
-        return ["TLS_UNEXPECTED", *sasl, *older, "BROKER_CLOSED_CONNECTION"]
+        return [*idle, "TLS_UNEXPECTED", *sasl, *older, "BROKER_CLOSED_CONNECTION"]
     either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
     first = [*sasl, "TLS_EXPECTED"] if facts.tls is False or facts.sasl else ["TLS_EXPECTED", *sasl]
-    return [*first, *either_way, *older, "BROKER_CLOSED_CONNECTION"]
+    return [*idle, *first, *either_way, *older, "BROKER_CLOSED_CONNECTION"]
 
 
 def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
@@ -48,9 +59,10 @@ def closed_connection(subject: Subject, context: Context, built: dict[str, Findi
     likely &= set(ids)
     verb = "is the likely reading" if len(likely) == 1 else "are the likely readings"
     settings = f" {why}, so {join_words(sorted(likely))} {verb}." if likely else ""
-    words = ("The client says only that the broker closed the connection after its first request, and a listener "
-             f"does that for more than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on "
-             "the client's machine decides (it reads the listener's first answer itself).")
+    when = "" if "IDLE_CONNECTION_DROPPED" in ids else " after its first request"
+    words = (f"The client says only that the broker closed the connection{when}, and a listener does that for more "
+             f"than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on the client's machine "
+             "decides (it reads the listener's first answer itself).")
     return [hedged(finding_, LIKELY if finding_.id in likely else MAYBE, words, readings=ids)
             for finding_ in built.values()]
 

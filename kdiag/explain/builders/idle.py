@@ -10,6 +10,7 @@ The client families' patterns report a :data:`~kdiag.explain.sightings.REQUEST_T
 
 from __future__ import annotations
 
+from kdiag.explain.sightings import CONNECTION_CLOSED
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.explain.implied import rule_fix
@@ -35,13 +36,22 @@ def idle_connection_dropped(subject: Subject, context: Context) -> Finding:
                "timeouts also come on busy connections, or for every client at once, the broker itself stopped "
                "answering in time instead (overloaded, a long pause, a disk stall): kdiag bootstrap --idle-check "
                "tells the two apart.")
+    if subject.symptoms & {CONNECTION_CLOSED}:  # a write on a connection closed while idle, a reading
+        meaning = (f"The client sent on a connection to {where} that had been closed while it sat idle: the broker "
+                   "closes a connection idle longer than its connections.max.idle.ms (10 minutes by default), and a "
+                   "NAT gateway or load balancer in the path forgets one sooner (Azure's 4 minutes, an AWS NAT "
+                   "gateway's 350 s). A client that keeps connections open and does not notice the close writes into "
+                   "it and gets a broken pipe (or its own 'not connected'), then reconnects: harmless when it retries, "
+                   "lost requests when it does not. A quiet producer or a consumer's coordinator meets it every few "
+                   "minutes.")
     idle_s = round(up_ms / 1000) if up_ms and up_ms <= LONGEST_IDLE_S * 1000 else ASSUMED_IDLE_S
     implied = context.implied(subject, used=None if context.bootstrap else subject.endpoint,
                               idle=IdleCheck("timeout", max(1, idle_s)))
     fix = rule_fix(implied, "IDLE_CONNECTION_DROPPED")
     confirm = context.confirm(fallback=subject.endpoint)
     title = (f"Requests to {where} got no answer on an open connection: most often a NAT or load balancer "
-             "dropped it while idle")
+             "dropped it while idle") if not subject.symptoms & {CONNECTION_CLOSED} else \
+        f"The client wrote on a connection to {where} that was closed while it sat idle"
     return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                         evidence(subject, context, confirm, connection_up_ms=up_ms), with_confirm(fix, confirm))

@@ -11,8 +11,8 @@ from kdiag.explain.clients.kafka_errors import GROUP_DENIED
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
-from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, MESSAGE_TIMEOUT,
-                                     NOT_IN_METADATA)
+from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT,
+                                     MESSAGE_TIMEOUT, NOT_IN_METADATA)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -116,6 +116,9 @@ _CONSEQUENCE_MEANING = {
                              "send (the broker hangs up at the first request), and for a connect that timed out (a "
                              "filtered port: the timeout itself is logged at INFO); a refused connect would have said "
                              "`could not be established`."),
+    FLUSH_TIMEOUT: ("A Kafka Connect source task's producer delivered none of its records within "
+                    "offset.flush.timeout.ms. The worker reached the brokers (it started the task), so the task's "
+                    "producer is what failed: it takes the worker's producer.-prefixed settings, not the worker's own."),
     CONNECTION_CLOSED: ("The broker closed the connection right after the client's first requests, and the client "
                         "says no more (kafkajs: `Closed connection`; Sarama: `EOF`). A listener does that when it "
                         "expects TLS and receives plaintext (it hangs up after its TLS alert), and when it expects "
@@ -125,14 +128,14 @@ _CONSEQUENCE_MEANING = {
 }
 
 
-GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT})
+GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
 def unexplained(context: Context) -> Finding:
     groups = context.consequences
     symptoms = {g.symptom for g in groups}
     first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
-                              MESSAGE_TIMEOUT) if s in symptoms), None)
+                              MESSAGE_TIMEOUT, FLUSH_TIMEOUT) if s in symptoms), None)
     topic = context.topic
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])

@@ -66,8 +66,8 @@ def _zookeeper_old_client(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # expected TLS and read something else. Written by a server (ZooKeeper's NettyServerCnxnFactory on its secure client
 # port, as Strimzi runs it): the peer spoke plaintext to a TLS port. Written by a client (ZooKeeper's
 # ClientCnxnSocketNetty, a broker with zookeeper.ssl.client.enable): the server is not TLS. Who wrote it is the logger
-# on its line or the one just above; when no line says, the server's side is the likely reading. Text bytes ("GET ",
-# a health check) are no Kafka-family client.
+# on its line or the one just above; when no line says, a server's (ZooKeeper's secure port, a Netty-based component).
+# Text bytes ("GET ", a health check) are no Kafka-family client.
 _SIDES = {"ServerCnxn": "server", "ClientCnxn": "client"}
 for _needle, _side in _SIDES.items():
     @pattern(f"netty.side.{_side}", ZOOKEEPER, _needle, re.escape(_needle),
@@ -78,7 +78,8 @@ for _needle, _side in _SIDES.items():
         yield Fact("netty_side")  # read: the exception below it is this side's
 
 
-@pattern("netty.not_ssl_record", ZOOKEEPER, "not an SSL/TLS record", r"not an SSL/TLS record: (?P<hex>[0-9a-fA-F]{0,16})",
+@pattern("netty.not_ssl_record", ZOOKEEPER, "not an SSL/TLS record",
+         r"not an SSL/TLS record: (?P<hex>[0-9a-fA-F]{0,64})",
          "io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS record: "
          "fff4fffd06")
 def _netty_not_ssl_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -89,11 +90,8 @@ def _netty_not_ssl_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     detail = f"Netty: not an SSL/TLS record: {m.group('hex')}"
     if side == "client":  # the server this client reached does not speak TLS
         yield Sighting(TLS_ON_PLAINTEXT, ZOOKEEPER, detail=detail)
-    elif side == "server":
+    else:  # the Netty TLS side of this ecosystem is a server's (Kafka's clients are not Netty's)
         yield Sighting(PLAINTEXT_ON_TLS, ZOOKEEPER, detail=detail)
-    else:
-        yield Sighting(PLAINTEXT_ON_TLS, ZOOKEEPER, detail=detail, guess="not an SSL/TLS record (no line says whether "
-                       "a server or a client read it)", alternatives=("TLS_UNEXPECTED",))
 
 
 NETTY_CONTEXT = 3

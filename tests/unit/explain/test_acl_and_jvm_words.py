@@ -58,9 +58,8 @@ def test_a_tls_client_reading_plaintext_is_a_server_without_tls():
     assert ids(explained(f"{client}\n{_NOT_TLS}")) == ["TLS_UNEXPECTED"]
 
 
-def test_with_no_side_named_the_server_side_is_the_likely_reading():
-    found = explained(_NOT_TLS).findings
-    assert [(f.id, f.severity) for f in found] == [("TLS_EXPECTED", "warning"), ("TLS_UNEXPECTED", "warning")]
+def test_with_no_side_named_it_is_a_servers():
+    assert [(f.id, f.severity) for f in explained(_NOT_TLS).findings] == [("TLS_EXPECTED", "error")]
 
 
 def test_text_bytes_at_a_tls_port_are_no_kafka_client():
