@@ -34,9 +34,9 @@ from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_re
 from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (alternative, both_roles, family_split_reading, ipv6_refused, likely, loopback_name,
-                                    mixed_listeners, or_reading, or_readings, other_readings, same_machine,
-                                    terminated_during_authentication)
+from kdiag.explain.readings import (alternative, both_roles, family_split_reading, heap_exhausted, ipv6_refused, likely,
+                                    loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
+                                    same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -93,8 +93,9 @@ def findings_from(seen: Observations) -> list[Finding]:
     for subject in kept:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
-    if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners
-        findings.extend(consequences_only(context) + mixed_listeners(context, BUILDERS))
+    if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone
+        findings.extend(consequences_only(context) + mixed_listeners(context, BUILDERS)
+                        + heap_exhausted(context, BUILDERS))
     return findings
 
 

@@ -27,7 +27,7 @@ from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.observations import Group
-from kdiag.explain.sightings import ANY, BOOTSTRAP, NOT_IN_METADATA, Sighting
+from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, NOT_IN_METADATA, UNKNOWN, Sighting
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -207,6 +207,25 @@ def mixed_listeners(context: Context, builders: Mapping[str, Builder]) -> list[F
 
 
 DEFAULT_PLAINTEXT_PORT = 9092
+
+
+def heap_exhausted(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """A JVM's ``OutOfMemoryError: Java heap space`` with no frame that says where, and no line that names a cause: a
+    Java client without TLS at a TLS listener reads the TLS alert's first bytes as a 352 MB response size and dies so
+    (KAFKA-4090), a *Maybe* reading beside the process simply needing more heap."""
+    groups = tuple(g for g in context.consequences if g.symptom == HEAP_EXHAUSTED)
+    if not groups or context.facts.tls:
+        return []
+    endpoint = context.bootstrap[0] if context.bootstrap else None
+    confirm = context.confirm(fallback=endpoint, protocol="SSL")
+    said = ("A JVM ran out of heap and no line says where. A Kafka client in it that speaks plaintext to a TLS "
+            "listener reads the listener's TLS alert (0x15 0x03 ...) as a response size of about 352 MB and dies so "
+            "(KAFKA-4090: the stack trace, when shown, runs through NetworkReceive.readFrom); otherwise the process "
+            f"needs more heap. `{confirm}` decides whether the port speaks TLS.")
+    built = builders["TLS_EXPECTED"](Subject("TLS_EXPECTED", groups, endpoint.host if endpoint else None,
+                                             endpoint.port if endpoint else None, None, BOOTSTRAP if endpoint else
+                                             UNKNOWN), replace(context, consequences=()))
+    return [hedged(built, MAYBE, said, readings=["TLS_EXPECTED"])]
 
 
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:

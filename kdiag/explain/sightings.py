@@ -53,9 +53,10 @@ BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p 
 CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
 ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
 FLUSH_TIMEOUT = "flush_timeout"  # Kafka Connect: a source task's producer did not flush its records in time
+HEAP_EXHAUSTED = "heap_exhausted"  # a JVM's OutOfMemoryError: Java heap space, no frame says where
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT, HEAP_EXHAUSTED})
 
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"

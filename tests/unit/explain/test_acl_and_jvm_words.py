@@ -133,3 +133,25 @@ def test_a_tls_client_at_a_mixed_list_may_be_at_the_plaintext_port():
 def test_one_listener_per_broker_is_no_reading():
     nodes = "Cluster(nodes = [b1:9092 (id: -1 rack: null), b2:9092 (id: -2 rack: null)], partitions = [])"
     assert ids(explained(nodes)) == []
+
+
+# --- a JVM out of heap, no frame shown: maybe a plaintext client at a TLS listener (KAFKA-4090) ------------------
+
+_OOM = "java.lang.OutOfMemoryError: Java heap space"
+
+
+def test_a_bare_heap_exhaustion_is_a_maybe_plaintext_client_at_a_tls_listener():
+    found = explained(f"Pipeline main started\n{_OOM}\nPipeline main has been shutdown").findings
+    tls = only(explained(_OOM), "TLS_EXPECTED")
+    assert tls.severity == "warning" and tls.title.startswith("Maybe: ") and "352 MB" in tls.explanation
+    assert all(f.severity == "warning" for f in found)
+
+
+def test_the_heap_exhaustion_in_network_receive_stays_certain():
+    paste = f"{_OOM}\n\tat java.nio.HeapByteBuffer.<init>(HeapByteBuffer.java:57)\n" \
+            "\tat org.apache.kafka.common.network.NetworkReceive.readFrom(NetworkReceive.java:93)"
+    assert only(explained(paste), "TLS_EXPECTED").severity == "error"
+
+
+def test_a_tls_client_out_of_heap_is_no_plaintext_reading():
+    assert "TLS_EXPECTED" not in ids(explained(f"security.protocol = SSL\n{_OOM}"))
