@@ -147,6 +147,8 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
         node_ids = sorted({n for _, n in entries})
         if len(node_ids) > 1 and classify_host(host).kind != UNSPECIFIED:
             found.append(_duplicate_finding(node_ids, Endpoint(host, port), replace(context, line=entries[0][0])))
+    found += [_already_registered(node_id, endpoint, (line, text), replace(context, line=line))
+              for line, node_id, endpoint, text in facts.taken]
     if facts.replicas > 1:
         listed = {(normalise_host(e.host), e.port) for _, _, e, _ in facts.listed}
         found += [_shared_value(facts.replicas, endpoint, (line, text), replace(context, line=line))
@@ -154,6 +156,26 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
                   if (normalise_host(endpoint.host), endpoint.port) not in listed
                   and classify_host(endpoint.host).kind != UNSPECIFIED]
     return found
+
+
+def _already_registered(node_id: int, endpoint: Endpoint, line: tuple[int, str], context: Context) -> Finding:
+    """A broker that stopped because another broker id already registered the address it advertises: most often two
+    brokers given one advertised address; a broker restarted under a new id while its old registration lingers in
+    ZooKeeper says the same. Likely, not certain."""
+    from kdiag.explain.readings import LIKELY, hedged
+
+    built = _duplicate_finding([node_id], endpoint, context)
+    words = (f"The broker stopped at start-up: broker {node_id} has already registered {endpoint}, the address this "
+             "broker advertises. Brokers given one advertised address (one advertised.listeners value for every "
+             "replica, a headless service's name, a copied server.properties) is the usual cause; the same broker "
+             "restarted under a new broker.id (an id generated anew, a volume kept) while its old registration is "
+             f"still in ZooKeeper ends the same way. `{built.evidence.get('confirm')}` decides once the brokers run: it "
+             "lists every broker's advertised address.")
+    data = {**dict(built.evidence), "lines": [line[1]], "line_numbers": [line[0]], "count": 1, "node_ids": [node_id]}
+    title = f"Broker {node_id} already registered {endpoint}, the address another broker advertises"
+    meaning = ("Kafka needs one advertised address per broker: a client sends each broker's partitions to that "
+               "broker's address, and ZooKeeper refuses a second broker registering an address another holds.")
+    return hedged(replace(built, title=title, explanation=meaning, evidence=data), LIKELY, words)
 
 
 def _shared_value(replicas: int, endpoint: Endpoint, line: tuple[int, str], context: Context) -> Finding:
