@@ -117,11 +117,13 @@ class Facts:
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
+    retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls",
+                         "retried"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -157,6 +159,8 @@ class Facts:
             self.listener_sasl = True
         elif fact.kind == "listener_tls":
             self.listener_tls = True
+        elif fact.kind == "retried":
+            self.retried = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

@@ -55,6 +55,7 @@ ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node wit
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
                           BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN})
+HUNG_UP = frozenset({CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED})  # the consequences that say only the broker hung up
 
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"
