@@ -17,7 +17,7 @@ from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, GO,
-                                     JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
+                                     JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNACKNOWLEDGED, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -105,6 +105,32 @@ def advertised_down(groups: list[Group], context: Context, builders: Mapping[str
                         ADVERTISED, context, builders, said, node_id=node_id)
 
 
+_UNACKNOWLEDGED = {
+    # Kafka Connect's source task (WorkerSourceTask): its producer takes only the worker's producer.-prefixed settings,
+    # so a worker whose own connections use TLS or SASL runs a plaintext producer unless they are repeated there; a
+    # producer that sat idle between flushes sends on a connection the path dropped; the leader's advertised address.
+    UNACKNOWLEDGED: ("IDLE_CONNECTION_DROPPED", "TLS_EXPECTED", "ADVERTISED_UNREACHABLE"),
+}
+"""Per line that says records went unacknowledged and no more, the causes that end so, most likely first."""
+
+
+def unacknowledged(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """Records the producer never got acknowledged, and no line says why: each cause ``_UNACKNOWLEDGED`` lists for the
+    line, a *Maybe* reading."""
+    groups = tuple(g for g in context.consequences if g.symptom in _UNACKNOWLEDGED)
+    if not groups:
+        return []
+    ids = list(_UNACKNOWLEDGED[groups[0].symptom])
+    confirm = context.confirm()
+    said = ("Kafka Connect's source task says only that its producer's records went unacknowledged. A producer that "
+            "sat idle between flushes sends on a connection the path may have dropped (IDLE_CONNECTION_DROPPED); the "
+            "task's producer takes only the worker's producer.-prefixed settings, so without "
+            "producer.security.protocol (and producer.ssl.*, producer.sasl.*) it speaks plaintext where the worker "
+            "speaks TLS (TLS_EXPECTED); the partition leader's advertised address may not connect from the worker "
+            f"(ADVERTISED_UNREACHABLE). `{confirm}`, run on the worker with its producer's settings, decides.")
+    return _readings_of(ids, groups, None, None, UNKNOWN, context, builders, said)
+
+
 def consequences_only(context: Context) -> list[Finding]:
     """No line names a cause: what the client gave up on, and the readings the lines allow (each security
     mismatch that makes a broker hang up; a port another service uses)."""
@@ -119,6 +145,7 @@ def consequences_only(context: Context) -> list[Finding]:
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))
+    found.extend(unacknowledged(context, BUILDERS))
     if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
         found.extend(topic_missing(context, BUILDERS))
     if closing:

@@ -1,5 +1,5 @@
-"""A connection that had worked, and a client that retried on new connections, in the words of the libraries that say
-so, each from its source:
+"""A connection that had worked, or records that were never acknowledged, in the words of the libraries that say so,
+each from its source:
 
 - Sarama's ``ErrNotConnected`` (errors.go: ``kafka: broker not connected``): broker.go returns it for a send on a
   broker whose connection was closed before it (Sarama closes one after an error on it), so the connection the
@@ -8,7 +8,11 @@ so, each from its source:
   ``connection_age``: a connection that had carried requests was most likely closed while idle);
 - kafkajs's retrier (src/retry/index.js): ``KafkaJSNumberOfRetriesExceeded`` and each failed attempt's ``retryCount``
   (1 and up): the client retried, each time on a new connection, and failed the same way each time, which a
-  connection closed while idle does not (the reconnect works).
+  connection closed while idle does not (the reconnect works);
+- Kafka Connect's source task (WorkerSourceTask: ``{task} Failed to flush, timed out while waiting for producer to
+  flush outstanding {n} messages``; before 2.0 ``Failed to flush {task}, timed out while waiting for producer to flush
+  outstanding messages, {n} left``): the task's producer had records no broker acknowledged within
+  offset.flush.timeout.ms.
 """
 
 from __future__ import annotations
@@ -16,8 +20,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (CONNECTION_CLOSED, GO, KAFKAJS, Fact, Item, Pattern, ScanState, Sighting, registrar,
-                                     role_of)
+from kdiag.explain.sightings import (CONNECTION_CLOSED, GO, JAVA, KAFKAJS, UNACKNOWLEDGED, Fact, Item, Pattern, ScanState,
+                                     Sighting, registrar, role_of)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -33,9 +37,19 @@ def _sarama_not_connected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, GO, node_id=node_id, role=role_of(node_id), detail=m.group(0))
 
 
+@pattern("connect.flush_timeout", JAVA, "timed out while waiting for producer to flush outstanding",
+         r"Failed to flush(?: \S+)?, timed out while waiting for producer to flush outstanding (?:(?P<n>\d+) messages|"
+         r"messages, (?P<left>\d+) left)",
+         "WorkerSourceTask{id=mirror-source-0} Failed to flush, timed out while waiting for producer to flush "
+         "outstanding 1 messages (org.apache.kafka.connect.runtime.WorkerSourceTask)")
+def _connect_flush_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    count = m.group("n") or m.group("left")
+    yield Sighting(UNACKNOWLEDGED, JAVA, detail=f"the source task's producer had {count} record(s) unacknowledged")
+
+
 @pattern("kafkajs.retried", KAFKAJS, "NumberOfRetriesExceeded", r"NumberOfRetriesExceeded",
          "  Caused by: KafkaJSNumberOfRetriesExceeded: Closed connection")
 @pattern("kafkajs.retry_count", KAFKAJS, "retryCount", r"""\bretryCount["']?\s*[:=]\s*[1-9]""",
-         '{"level":"ERROR","logger":"kafkajs","message":"[BrokerPool] Closed connection","retryCount":1,"retryTime":614}')
+         '{"level":"ERROR","logger":"kafkajs","message":"[BrokerPool] Closed connection","retryCount":1}')
 def _kafkajs_retried(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("retried")
