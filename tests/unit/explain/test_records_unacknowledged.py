@@ -35,3 +35,17 @@ def test_a_connect_flush_timeout_beside_its_cause_is_that_causes_consequence():
     paste = ("Connection to node -1 (kafka-1.example/10.0.0.9:9093) failed authentication due to: SSL handshake failed\n"
              + CONNECT_FLUSH[0])
     assert "IDLE_CONNECTION_DROPPED" not in ids(explained(paste))
+
+
+@pytest.mark.parametrize("paste", ["pusher.go:47 kafka write errors (1/1)", "kafka write errors (3/10)"])
+def test_kafka_go_write_errors_alone_are_an_advertised_broker_not_reached(paste):
+    found = explained(paste).findings
+    assert [f.id for f in found] == ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE"]
+    assert all(f.severity == "warning" and f.title.startswith("Maybe: ") for f in found)
+
+
+def test_kafka_go_write_errors_that_list_their_errors_are_read_by_those():
+    paste = ("Kafka write errors (1/1), errors: [dial tcp: lookup kafka-0.kafka-headless.default.svc.cluster.local on "
+             "127.0.0.11:53: no such host]")
+    assert ids(explained(paste))[:1] == ["ADVERTISED_UNRESOLVABLE"]
+    assert explained(paste).findings[0].severity == "error"
