@@ -120,6 +120,7 @@ class Facts:
     retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
+    taken: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # an address another broker id holds
 
     def add(self, number: int, text: str, fact: Fact) -> None:
         if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls",
@@ -136,6 +137,10 @@ class Facts:
         if fact.host is None:
             return
         endpoint = Endpoint(fact.host, fact.port or 9092)
+        if fact.kind == "taken_endpoint" and fact.node_id is not None:
+            if len(self.taken) < MAX_EXAMPLES:
+                self.taken.append((number, fact.node_id, endpoint, text))
+            return
         if fact.kind == "unpaired_listener":
             if len(self.unpaired) < MAX_EXAMPLES and all(e != endpoint for _, e, _ in self.unpaired):
                 self.unpaired.append((number, endpoint, text))

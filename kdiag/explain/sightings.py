@@ -52,10 +52,10 @@ METADATA_FAILED = "metadata_failed"  # kcat: Failed to acquire metadata
 BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p (id: -1 rack: null) disconnected
 CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
 ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
-UNACKNOWLEDGED = "unacknowledged"  # Kafka Connect: timed out while waiting for producer to flush outstanding messages
+FLUSH_TIMEOUT = "flush_timeout"  # Kafka Connect: a source task's producer did not flush its records in time
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, UNACKNOWLEDGED})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT})
 HUNG_UP = frozenset({CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED})  # the consequences that say only the broker hung up
 
 # Roles of the endpoint a line is about.

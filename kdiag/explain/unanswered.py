@@ -6,7 +6,7 @@ usable (``nobody_answered``); an advertised broker was never reached (``advertis
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from kdiag.diagnose.hosts import classify_host
 from kdiag.diagnose.wording import join_words
@@ -16,8 +16,8 @@ from kdiag.explain.closing import CLOSING, closed_connection, closing_readings
 from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, GO,
-                                     JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNACKNOWLEDGED, UNKNOWN)
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
+                                     FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -31,25 +31,38 @@ def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, po
 
 
 _SASL = ("SASL_REQUIRED", "SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH")
-_GAVE_UP: dict[str, tuple[tuple[str, ...], bool]] = {
+
+
+@dataclass(frozen=True)
+class GaveUp:
+    """What a family's words for "reached no broker" also cover beyond the bootstrap's connect, read from its source:
+    the SASL readings that end in the same words, whether they also come after the bootstrap answered (from the brokers
+    its metadata advertises), and whether the family sends requests at a configured version without asking the broker
+    (an older broker closes the connection on a version it does not know). Each family retries a listener whose
+    security differs from the client's, then gives up in the same words."""
+
+    sasl: tuple[str, ...]
+    after_metadata: bool = False
+    pinned_versions: bool = False
+
+
+_GAVE_UP = {
     # kafka-python, client_async.check_version: NoBrokersAvailable once no node least_loaded_node() offers (the brokers
     # the bootstrap's metadata named, else the bootstrap) answered its ApiVersions in time; a refused login closes first.
-    KAFKA_PYTHON: (_SASL, True),
+    KAFKA_PYTHON: GaveUp(_SASL, after_metadata=True),
     # aiokafka, client.bootstrap: "Unable to bootstrap from [...]" once every bootstrap address failed to connect, log in
     # or answer the metadata request.
-    AIOKAFKA: (_SASL, False),
-    # Sarama, client.go: ErrOutOfBrokers once every seed broker failed to open (its SASL login included) or to answer.
-    GO: (_SASL, False),
+    AIOKAFKA: GaveUp(_SASL),
+    # Sarama, client.go: ErrOutOfBrokers once every seed broker failed to open (its SASL login included) or to answer;
+    # it sends each request at the version config.Version implies (V2_1_0 by default since 1.41), unasked.
+    GO: GaveUp(_SASL, pinned_versions=True),
     # ruby-kafka, cluster.rb: "Could not connect to any of the seed brokers" over each seed's error (a SASL one too).
-    OTHER: (_SASL, False),
+    OTHER: GaveUp(_SASL),
     # Java: the admin's "Timed out waiting for a node assignment" and the consumer's "Timeout expired while fetching topic
     # metadata" once no node became ready (the bootstrap, or a broker its metadata named); a refused login raises its
     # own SaslAuthenticationException, so only a login never made ends so.
-    JAVA: (("SASL_REQUIRED",), True),
+    JAVA: GaveUp(("SASL_REQUIRED",), after_metadata=True),
 }
-"""Per family, what its words for "reached no broker" also cover beyond the bootstrap's connect, read from its source:
-the SASL readings that end in the same words, and whether they also come after the bootstrap answered (from the brokers
-its metadata advertises). Each family retries a listener whose security differs from the client's, then gives up so."""
 
 
 def bootstrap_ids(context: Context) -> list[str]:
@@ -64,14 +77,17 @@ def bootstrap_ids(context: Context) -> list[str]:
 def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
     """The client reached no broker and no line says why: each way that ends so, for the family that said it
     (``_GAVE_UP``), steered by the settings the paste shows: the bootstrap not reached, its listener's security not the
-    client's (TLS; SASL missing, refused, or a mechanism not enabled), the advertised brokers not usable."""
+    client's (TLS; SASL missing, refused, or a mechanism not enabled), older than the versions the client sends unasked,
+    the advertised brokers not usable."""
     facts, client = context.facts, groups[0].first.client
-    sasl_kinds, after_metadata = _GAVE_UP.get(client, ((), False))
+    family = _GAVE_UP.get(client, GaveUp(()))
     reach = bootstrap_ids(context) if context.bootstrap or client in _GAVE_UP else []
     tls = [] if client not in _GAVE_UP else ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"]
     sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else \
-        [] if facts.security is not None else list(sasl_kinds)
-    advertised = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE"] if after_metadata else []
+        [] if facts.security is not None else list(family.sasl)
+    older = ["BROKER_TOO_OLD"] if family.pinned_versions else []
+    advertised = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE"] if family.after_metadata \
+        else []
     if not reach + tls + sasl:
         return []
     endpoint = context.bootstrap[0] if context.bootstrap else None
@@ -81,13 +97,33 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     stages = [f"the bootstrap address not reached ({join_words(reach)})" if reach else "",
               f"the bootstrap reached, but its listener's security not the client's ({join_words(tls + sasl)})"
               if tls + sasl else "",
+              f"the bootstrap reached, but older than the request versions the client sends unasked ({older[0]})"
+              if older else "",
               f"the bootstrap answered, but the brokers its metadata advertises not usable from the client's machine "
               f"({join_words(advertised)})" if advertised else ""]
     said = (f"The client says only that it reached no broker{where}, and no line says why; each of these ends so: "
             f"{'; '.join(s for s in stages if s)}. `{confirm}` on the client's machine decides: it connects to the "
             "bootstrap, logs in, then connects to every advertised broker, and says which step fails.")
-    found = _readings_of(reach + tls + sasl, tuple(groups), host, port, BOOTSTRAP, context, builders, said)
+    found = _readings_of(reach + tls + sasl + older, tuple(groups), host, port, BOOTSTRAP, context, builders, said)
     return found + _readings_of(advertised, tuple(groups), None, None, ADVERTISED, context, builders, said)
+
+
+def task_producer_stalled(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """A Kafka Connect source task's producer did not flush and no line says why. The worker's own connections work
+    (it started the task); the task's producer takes only the worker's producer.-prefixed settings, so a listener's TLS
+    or SASL set for the worker alone is missing there; or its connections, idle between flushes, were dropped by a NAT
+    or load balancer (Event Hubs', Azure's) and the flush hangs."""
+    facts = context.facts
+    ids = ["SASL_AUTH_FAILED"] if facts.sasl else ["TLS_EXPECTED", "SASL_REQUIRED"]
+    ids.append("IDLE_CONNECTION_DROPPED")
+    confirm = context.confirm()
+    said = ("The Connect worker started the task, so its own connections work; the task's producer is configured "
+            "apart, from the worker's producer.-prefixed settings (producer.security.protocol, producer.ssl.*, "
+            "producer.sasl.*), not the worker's own, and delivered nothing before offset.flush.timeout.ms. A producer "
+            "left without the listener's TLS or SASL settings never delivers, and one whose connections sat idle "
+            f"between flushes and were dropped by a NAT or load balancer hangs until the flush times out "
+            f"({join_words(ids)}). `{confirm}` with the producer's settings decides.")
+    return _readings_of(ids, tuple(groups), None, None, UNKNOWN, context, builders, said)
 
 
 def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
@@ -105,32 +141,6 @@ def advertised_down(groups: list[Group], context: Context, builders: Mapping[str
                         ADVERTISED, context, builders, said, node_id=node_id)
 
 
-_UNACKNOWLEDGED = {
-    # Kafka Connect's source task (WorkerSourceTask): its producer takes only the worker's producer.-prefixed settings,
-    # so a worker whose own connections use TLS or SASL runs a plaintext producer unless they are repeated there; a
-    # producer that sat idle between flushes sends on a connection the path dropped; the leader's advertised address.
-    UNACKNOWLEDGED: ("IDLE_CONNECTION_DROPPED", "TLS_EXPECTED", "ADVERTISED_UNREACHABLE"),
-}
-"""Per line that says records went unacknowledged and no more, the causes that end so, most likely first."""
-
-
-def unacknowledged(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
-    """Records the producer never got acknowledged, and no line says why: each cause ``_UNACKNOWLEDGED`` lists for the
-    line, a *Maybe* reading."""
-    groups = tuple(g for g in context.consequences if g.symptom in _UNACKNOWLEDGED)
-    if not groups:
-        return []
-    ids = list(_UNACKNOWLEDGED[groups[0].symptom])
-    confirm = context.confirm()
-    said = ("Kafka Connect's source task says only that its producer's records went unacknowledged. A producer that "
-            "sat idle between flushes sends on a connection the path may have dropped (IDLE_CONNECTION_DROPPED); the "
-            "task's producer takes only the worker's producer.-prefixed settings, so without "
-            "producer.security.protocol (and producer.ssl.*, producer.sasl.*) it speaks plaintext where the worker "
-            "speaks TLS (TLS_EXPECTED); the partition leader's advertised address may not connect from the worker "
-            f"(ADVERTISED_UNREACHABLE). `{confirm}`, run on the worker with its producer's settings, decides.")
-    return _readings_of(ids, groups, None, None, UNKNOWN, context, builders, said)
-
-
 def consequences_only(context: Context) -> list[Finding]:
     """No line names a cause: what the client gave up on, and the readings the lines allow (each security
     mismatch that makes a broker hang up; a port another service uses)."""
@@ -142,10 +152,12 @@ def consequences_only(context: Context) -> list[Finding]:
     down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
     if down and not closing:  # no broker answered: each way that happens
         found.extend(nobody_answered(down, context, BUILDERS))
+    stalled = [g for g in context.consequences if g.symptom == FLUSH_TIMEOUT]
+    if stalled and not (closing or down):  # a Connect task's producer, configured apart from its worker
+        found.extend(task_producer_stalled(stalled, context, BUILDERS))
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))
-    found.extend(unacknowledged(context, BUILDERS))
     if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
         found.extend(topic_missing(context, BUILDERS))
     if closing:

@@ -66,7 +66,7 @@ def _closed_while_idle(subject: Subject, context: Context, where: str) -> Findin
                               idle=IdleCheck("timeout", BROKER_IDLE_S))
     fix = rule_fix(implied, "IDLE_CONNECTION_DROPPED")
     confirm = context.confirm(fallback=subject.endpoint)
-    title = f"The connection to {where} was closed while idle: the broker's or the path's idle limit"
+    title = f"The connection to {where} was closed while it sat idle: the broker's or the path's idle limit"
     return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                         evidence(subject, context, confirm), with_confirm(fix, confirm))

@@ -10,8 +10,8 @@ from kdiag.diagnose.wording import plural
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
-from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, MESSAGE_TIMEOUT,
-                                     NOT_IN_METADATA, UNACKNOWLEDGED)
+from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT,
+                                     MESSAGE_TIMEOUT, NOT_IN_METADATA)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -86,10 +86,6 @@ _CONSEQUENCE_MEANING = {
                       "reach the partition leader (most often an advertised address that does not resolve or "
                       "connect from the client's machine), the topic does not exist and is not created "
                       "automatically, or the leader did not answer."),
-    UNACKNOWLEDGED: ("Kafka Connect's source task handed records to its producer, and no broker acknowledged them "
-                     "within offset.flush.timeout.ms: the producer could not reach the partition leader, or sent on a "
-                     "connection that no longer led anywhere, or could not fetch the topic's metadata at all (its "
-                     "settings are the worker's producer.-prefixed ones, not the worker's own)."),
     NOT_IN_METADATA: ("The producer waited max.block.ms for {topic}'s metadata and never got it: either the topic "
                       "does not exist (and is not created automatically), or the client cannot reach a broker to "
                       "ask (the bootstrap address, or the advertised addresses it learned first)."),
@@ -98,6 +94,9 @@ _CONSEQUENCE_MEANING = {
                              "send (the broker hangs up at the first request), and for a connect that timed out (a "
                              "filtered port: the timeout itself is logged at INFO); a refused connect would have said "
                              "`could not be established`."),
+    FLUSH_TIMEOUT: ("A Kafka Connect source task's producer delivered none of its records within "
+                    "offset.flush.timeout.ms. The worker reached the brokers (it started the task), so the task's "
+                    "producer is what failed: it takes the worker's producer.-prefixed settings, not the worker's own."),
     CONNECTION_CLOSED: ("The broker closed the connection right after the client's first requests, and the client "
                         "says no more (kafkajs: `Closed connection`; Sarama: `EOF`). A listener does that when it "
                         "expects TLS and receives plaintext (it hangs up after its TLS alert), and when it expects "
@@ -107,14 +106,14 @@ _CONSEQUENCE_MEANING = {
 }
 
 
-GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, UNACKNOWLEDGED})
+GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
 def unexplained(context: Context) -> Finding:
     groups = context.consequences
     symptoms = {g.symptom for g in groups}
     first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
-                              MESSAGE_TIMEOUT, UNACKNOWLEDGED) if s in symptoms), None)
+                              MESSAGE_TIMEOUT, FLUSH_TIMEOUT) if s in symptoms), None)
     topic = context.topic
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
@@ -133,7 +132,7 @@ def unexplained(context: Context) -> Finding:
             "count": sum(g.count for g in groups), "topic": topic,
             "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
     title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
-             "The source task's producer never got its records acknowledged" if first == UNACKNOWLEDGED else
+             "The source task's producer never got its records acknowledged" if first == FLUSH_TIMEOUT else
              "The client gave up, and the log does not say why")
     # ROUNDTRIP_FAILED says the round trip failed "for another reason" than the catalog's: no line here says why, so
     # that is never certain (a warning), whatever the client gave up on; the readings beside it name the likely ids.

@@ -1,5 +1,5 @@
-"""A connection that had worked, or records that were never acknowledged, in the words of the libraries that say so,
-each from its source:
+"""A connection that had worked, writes that failed after the metadata answered, and a client that retried on new
+connections, in the words of the libraries that say so, each from its source:
 
 - Sarama's ``ErrNotConnected`` (errors.go: ``kafka: broker not connected``): broker.go returns it for a send on a
   broker whose connection was closed before it (Sarama closes one after an error on it), so the connection the
@@ -13,11 +13,7 @@ each from its source:
   it is an advertised broker the client did not reach;
 - kafkajs's retrier (src/retry/index.js): ``KafkaJSNumberOfRetriesExceeded`` and each failed attempt's ``retryCount``
   (1 and up): the client retried, each time on a new connection, and failed the same way each time, which a
-  connection closed while idle does not (the reconnect works);
-- Kafka Connect's source task (WorkerSourceTask: ``{task} Failed to flush, timed out while waiting for producer to
-  flush outstanding {n} messages``; before 2.0 ``Failed to flush {task}, timed out while waiting for producer to flush
-  outstanding messages, {n} left``): the task's producer had records no broker acknowledged within
-  offset.flush.timeout.ms.
+  connection closed while idle does not (the reconnect works).
 """
 
 from __future__ import annotations
@@ -25,8 +21,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ANY, CONNECTION_CLOSED, GO, JAVA, KAFKAJS,
-                                     UNACKNOWLEDGED, Fact, Item, Pattern, ScanState, Sighting, registrar, role_of)
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ANY, CONNECTION_CLOSED, GO, KAFKAJS, Fact,
+                                     Item, Pattern, ScanState, Sighting, registrar, role_of)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -48,16 +44,6 @@ def _segmentio_write_errors(m: re.Match[str], scan: ScanState) -> Iterator[Item]
     if m.group("listed"):
         return  # the errors it lists are read by their own patterns
     yield Sighting(ADVERTISED_DOWN, GO, role=ADVERTISED, detail=m.group(0))
-
-
-@pattern("connect.flush_timeout", JAVA, "timed out while waiting for producer to flush outstanding",
-         r"Failed to flush(?: \S+)?, timed out while waiting for producer to flush outstanding (?:(?P<n>\d+) messages|"
-         r"messages, (?P<left>\d+) left)",
-         "WorkerSourceTask{id=mirror-source-0} Failed to flush, timed out while waiting for producer to flush "
-         "outstanding 1 messages (org.apache.kafka.connect.runtime.WorkerSourceTask)")
-def _connect_flush_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    count = m.group("n") or m.group("left")
-    yield Sighting(UNACKNOWLEDGED, JAVA, detail=f"the source task's producer had {count} record(s) unacknowledged")
 
 
 @pattern("kafkajs.retried", KAFKAJS, "NumberOfRetriesExceeded", r"NumberOfRetriesExceeded",

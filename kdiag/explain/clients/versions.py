@@ -211,3 +211,16 @@ def _broker_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     request = re.search(r"(\w+)Request(?:AndHeader)?\.(?:parse|readFrom)", m.string)
     yield gap(BROKER, request.group(1) if request else None, m.group(0),
                guess=f"{m.group(0)} (a request the broker could not read)")
+
+
+# A message Java's protocol reader ran out of bytes in (ArrayOf.read's SchemaException "Error reading array of size " +
+# size + ", only " + remaining + " bytes available", wrapped by Schema.read in "Error reading field 'name': ..."): it is
+# laid out as another version than the reader expects -- a client reading an older broker's answer (a Java client
+# before 0.10.2 asks no versions first), or a broker reading a newer client's request. Likely, not certain.
+@pattern("java.array_parse", JAVA, "Error reading array of size",
+         r"(?:Error reading field '(?P<field>[\w-]+)': )?Error reading array of size -?\d+, only \d+ bytes available",
+         "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topic_metadata': Error reading "
+         "array of size 3027513, only 100 bytes available")
+def _java_array_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(JAVA, None, m.group(0), guess=f"{m.group(0)} (a message laid out as another version than its reader "
+              "expects)")

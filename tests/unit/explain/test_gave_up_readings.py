@@ -25,7 +25,8 @@ JAVA_CONSUMER = "org.apache.kafka.common.errors.TimeoutException: Timeout expire
     # check_version asks least_loaded_node(): the brokers the bootstrap's metadata named, so advertised ones too
     (KAFKA_PYTHON, REACH + ["TLS_EXPECTED"] + SASL + ADVERTISED),
     # the seed brokers only: each one's open (its SASL login included) or metadata request failed
-    (SARAMA, REACH + ["TLS_EXPECTED"] + SASL),
+    # ... and sends its requests at config.Version's versions unasked
+    (SARAMA, REACH + ["TLS_EXPECTED"] + SASL + ["BROKER_TOO_OLD"]),
     (RUBY_KAFKA, REACH + ["TLS_EXPECTED"] + SASL),
     # no node became ready, the bootstrap or an advertised one; a refused login is its own exception in Java
     (JAVA_ADMIN, REACH + ["TLS_EXPECTED", "SASL_REQUIRED"] + ADVERTISED),
@@ -58,7 +59,7 @@ def test_tls_on_in_the_paste_makes_the_tls_reading_a_tls_client_at_a_plaintext_l
 
 
 def test_sasl_settings_in_the_paste_make_the_login_readings_refused_not_missing():
-    found = ids(explained(f"sasl.mechanism=SCRAM-SHA-512\n{SARAMA}"))
+    found = ids(explained(f"sasl.mechanism=SCRAM-SHA-512\n{RUBY_KAFKA}"))
     assert {"SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"} <= set(found) and "SASL_REQUIRED" not in found
 
 
@@ -67,3 +68,25 @@ def test_a_mechanism_the_paste_does_not_show_is_not_named():
     assert "GSSAPI" not in finding.title + finding.explanation
     assert "does not enable the SASL mechanism the client asks for" in finding.explanation
 
+
+
+def test_saramas_run_out_of_brokers_also_reads_a_broker_older_than_its_configured_version():
+    # Sarama sends each request at the version config.Version implies, unasked: a broker older than that hangs up.
+    finding = next(f for f in explained(SARAMA).findings if f.id == "BROKER_TOO_OLD")
+    assert finding.severity == "warning"
+    assert "config.Version" in finding.explanation
+    assert "run out of available brokers request" not in finding.title
+
+
+@pytest.mark.parametrize("line", [
+    # Kafka Connect's WorkerSourceTask, since 2.x and before
+    "ERROR WorkerSourceTask{id=mirror-0} Failed to flush, timed out while waiting for producer to flush outstanding 1 "
+    "messages (org.apache.kafka.connect.runtime.WorkerSourceTask)",
+    "ERROR Failed to flush WorkerSourceTask{id=local-file-source-0}, timed out while waiting for producer to flush "
+    "outstanding messages, 1 left ({ProducerRecord(topic=t, partition=null, key=null, value=[B@1})",
+], ids=["connect-2.x", "connect-1.x"])
+def test_a_connect_tasks_producer_that_did_not_flush_is_its_own_settings_or_an_idle_drop(line):
+    explanation = explained(line)
+    assert ids(explanation) == ["ROUNDTRIP_FAILED", "TLS_EXPECTED", "SASL_REQUIRED", "IDLE_CONNECTION_DROPPED"]
+    assert {f.severity for f in explanation.findings} == {"warning"}
+    assert "producer.security.protocol" in explanation.findings[1].explanation
