@@ -206,6 +206,8 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
             host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
             finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
+        elif port is None and node_id in facts.brokers:  # a name alone (a resolver's words): the port listed with it
+            port = facts.brokers[node_id].port
         if subject is None:
             merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:
