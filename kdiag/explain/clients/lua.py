@@ -24,7 +24,8 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("openresty.no_resolver", OTHER, "no resolver defined to resolve",
-         rf'no resolver defined to resolve "?(?P<host>{HOST})"?', 'send err:no resolver defined to resolve "kafka-1.example"')
+         rf'no resolver defined to resolve "?(?P<host>{HOST})"?',
+         'send err:no resolver defined to resolve "kafka-1.example"')
 def _no_resolver(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host = m.group("host")
     yield Sighting(RESOLVE, OTHER, host, scan.port_of(host), status="error",
