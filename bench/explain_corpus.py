@@ -34,6 +34,7 @@ FIELDS = {"url": str, "family": str, "client": str, "client_version": str, "side
           "expected": list, "also_ok": list, "decided": str, "output": str}
 SIDES = ("client", "broker", "operator")
 NONE_FITS = "(no catalog id)"
+STRENGTHS = ("certain", "likely", "or", "maybe")  # a finding's title says which reading it is: "Likely: ", ...
 
 
 class MalformedCase(ValueError):
@@ -62,6 +63,23 @@ class Scored:
     verdict: str
     found: tuple[tuple[str, str], ...]  # (id, severity) of every finding, in explain's order
     note: str = ""  # what made it wrong, missed or crashed
+    strengths: tuple[str, ...] = ()  # per finding of ``found``: certain, likely, or (an alternative), maybe
+
+    def expected_strength(self) -> str:
+        """How firmly a right answer named the thread's cause: the weakest of its expected ids' strongest
+        reading (certain > likely > or > maybe); "" when nothing was expected or the case is not right."""
+        if self.verdict != "right" or not self.case.expected:
+            return ""
+        best = {}
+        for (finding_id, _), strength in zip(self.found, self.strengths):
+            if finding_id not in best or STRENGTHS.index(strength) < STRENGTHS.index(best[finding_id]):
+                best[finding_id] = strength
+        return max((best.get(i, "maybe") for i in self.case.expected), key=STRENGTHS.index)
+
+    @property
+    def readings(self) -> int:
+        """The findings that point at a cause (warnings and errors), certain or offered as readings."""
+        return sum(1 for _, severity in self.found if severity in ("warning", "error"))
 
 
 @dataclass
@@ -132,10 +150,37 @@ def run_case(case: Case) -> Scored:
     try:
         document = json.loads(stdout)
         found = tuple((f["id"], f["severity"]) for f in document["findings"])
+        strengths = tuple(strength(f["title"]) for f in document["findings"])
     except (ValueError, KeyError, TypeError) as exc:
         return Scored(case, "crashed", (), f"not the JSON document: {exc}")
     verdict, note = score(case, found)
-    return Scored(case, verdict, found, note)
+    return Scored(case, verdict, found, note, strengths)
+
+
+def strength(title: str) -> str:
+    """certain, likely, or, maybe: the reading a finding's title announces (kdiag.explain.readings' prefixes)."""
+    for name, prefix in (("likely", "Likely: "), ("or", "Or: "), ("maybe", "Maybe: ")):
+        if title.startswith(prefix):
+            return name
+    return "certain"
+
+
+def firmness(results: Sequence[Scored]) -> dict[str, object]:
+    """How the right answers with an expected id named it, and how many readings explain offers a case: a
+    right answer that is one reading among many is worth less to a support engineer than a certain one."""
+    named = [r.expected_strength() for r in results if r.expected_strength()]
+    readings = sorted(r.readings for r in results if r.verdict != "crashed")
+    return {"right_with_an_id": len(named), **{f"right_{name}": named.count(name) for name in STRENGTHS},
+            "readings_mean": round(sum(readings) / max(len(readings), 1), 2),
+            "readings_max": readings[-1] if readings else 0}
+
+
+def firmness_line(results: Sequence[Scored]) -> str:
+    f = firmness(results)
+    return (f"Of the {f['right_with_an_id']} right answers that name an id, the expected id was certain in "
+            f"{f['right_certain']}, the Likely reading in {f['right_likely']}, and only an Or/Maybe reading among "
+            f"others in {f['right_or'] + f['right_maybe']}; explain offers {f['readings_mean']} readings (warnings and "
+            f"errors) a case on average, {f['readings_max']} at most.")
 
 
 def run_corpus(cases: Iterable[Case]) -> list[Scored]:
@@ -172,7 +217,7 @@ def report_text(results: Sequence[Scored], *, cases: bool = False) -> str:
     c = every.counts
     lines = [f"kdiag explain on {every.total} real cases: {c['right']} right ({100 * every.right_share:.1f} %), "
              f"{c['wrong']} wrong ({100 * c['wrong'] / max(every.total, 1):.1f} %: an error finding the thread "
-             f"contradicts), {c['missed']} missed, {c['crashed']} crashed", ""]
+             f"contradicts), {c['missed']} missed, {c['crashed']} crashed", firmness_line(results), ""]
     lines += _table("family", tallies(results, "family")) + [""] + _table("cause", tallies(results, "cause"))
     if cases:
         lines += ["", "not right:"]
@@ -188,6 +233,7 @@ def report_json(results: Sequence[Scored]) -> dict[str, object]:
 
     every = total(results)
     return {"cases": every.total, **every.counts, "right_share": round(every.right_share, 4),
+            "firmness": firmness(results),
             "families": counts(tallies(results, "family")), "causes": counts(tallies(results, "cause")),
             "not_right": [{"case": f"{r.case.path.parent.name}/{r.case.path.name}", "verdict": r.verdict,
                            "note": r.note, "found": [list(f) for f in r.found]}
@@ -210,7 +256,8 @@ def summary_md(results: Sequence[Scored], *, held_out: str = "") -> str:
              f"| wrong (an error finding the thread contradicts) | {c['wrong']} ({100 * wrong:.1f} %) | <= 2 % |",
              f"| missed (no contradiction, an expected id absent) | {c['missed']} | - |",
              f"| crashed | {c['crashed']} | 0 |",
-             f"| lowest family | {lowest[0]} {100 * lowest[1].right_share:.1f} % | >= 80 % |"]
+             f"| lowest family | {lowest[0]} {100 * lowest[1].right_share:.1f} % | >= 80 % |", "",
+             firmness_line(results)]
     if held_out:
         lines += ["", held_out]
     for title, table in (("family", families), ("cause (expected ids)", tallies(results, "cause"))):

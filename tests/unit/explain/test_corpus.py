@@ -88,3 +88,17 @@ def test_a_malformed_case_is_refused_with_its_path(tmp_path):
 
 def test_the_corpus_directory_is_the_readmes():
     assert (CORPUS / "README.md").is_file()
+
+
+def test_a_right_answer_says_how_firmly_it_named_the_cause():
+    from bench.explain_corpus import Scored, firmness, strength
+
+    assert [strength(t) for t in ("Likely: x", "Or: x", "Maybe: x", "The broker")] == ["likely", "or", "maybe",
+                                                                                       "certain"]
+    found = (("TLS_EXPECTED", "warning"), ("SASL_REQUIRED", "warning"), ("TLS_EXPECTED", "warning"))
+    among = Scored(_case(["TLS_EXPECTED"]), "right", found, "", ("maybe", "maybe", "or"))
+    firm = Scored(_case(["TLS_EXPECTED"]), "right", found[:1], "", ("certain",))
+    assert among.expected_strength() == "or" and firm.expected_strength() == "certain"
+    assert Scored(_case(), "right", (), "", ()).expected_strength() == ""
+    summary = firmness([among, firm])
+    assert (summary["right_certain"], summary["right_or"], summary["readings_max"]) == (1, 1, 3)
