@@ -180,8 +180,9 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "Give each broker its own advertised host:port (advertised.listeners differs per broker)."),
     "ADVERTISED_WRONG_BROKER": EntryText(
         "An advertised endpoint is reachable but answers as another broker or another cluster (port mappings "
-        "crossed, a load balancer, a stale DNS record).",
-        (ADVERTISED,),
+        "crossed, a load balancer, a stale DNS record). explain: NOT_LEADER_OR_FOLLOWER and NOT_COORDINATOR "
+        "answers together, as a reading.",
+        (ADVERTISED, EXPLAIN),
         "Point each advertised endpoint at its own broker (check port mappings and DNS records)."),
     "PARTIAL_CLUSTER": EntryText(
         "Some brokers are reachable and some are not: names the partitions and topics whose leaders cannot be "

@@ -36,12 +36,13 @@ from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (alternative, both_roles, family_split_reading, ipv6_refused, likely, loopback_name,
                                     or_reading, or_readings, other_readings, same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN, VERSION_GAP)
 from kdiag.explain.subject import Context, Subject
+from kdiag.explain.misdirected import misdirected
 from kdiag.explain.unanswered import consequences_only
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
@@ -70,7 +71,8 @@ _SYMPTOM_ID = {
 
 
 def findings_from(seen: Observations) -> list[Finding]:
-    groups = sorted(seen.groups.values(), key=lambda g: g.examples[0][0] if g.examples else 0)
+    ordered = sorted(seen.groups.values(), key=lambda g: g.examples[0][0] if g.examples else 0)
+    groups = [g for g in ordered if g.symptom not in ANSWERED_ELSEWHERE]
     causes = [g for g in groups if g.symptom not in CONSEQUENCES]
     protocol = next((p for g in groups for p in sorted(g.protocols)), None)
     subjects = [_at_the_bootstrap(s, seen.facts) for s in _subjects(causes, seen.facts)]
@@ -91,6 +93,7 @@ def findings_from(seen: Observations) -> list[Finding]:
     for subject in kept:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
+    findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
     if not findings:
         findings.extend(consequences_only(context))
     return findings

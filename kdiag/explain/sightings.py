@@ -54,6 +54,12 @@ CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: E
 ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
 FLUSH_TIMEOUT = "flush_timeout"  # Kafka Connect: a source task's producer did not flush its records in time
 
+# Answers that the request belongs to another broker: transient while leaders move, and every time when a broker's
+# address reaches another broker. Neither a cause nor a consequence alone (``misdirected`` reads them together).
+NOT_LEADER = "not_leader"  # NOT_LEADER_OR_FOLLOWER (6): this broker does not lead the partition
+NOT_COORDINATOR = "not_coordinator"  # NOT_COORDINATOR (16): this broker does not coordinate the group
+ANSWERED_ELSEWHERE = frozenset({NOT_LEADER, NOT_COORDINATOR})
+
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
                           BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT})
 HUNG_UP = frozenset({CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED})  # the consequences that say only the broker hung up

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
-from kdiag.diagnose.hosts import classify_host
+from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
@@ -88,6 +88,8 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     older = ["BROKER_TOO_OLD"] if family.pinned_versions else []
     advertised = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE"] if family.after_metadata \
         else []
+    if context.bootstrap and all(classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):
+        advertised = [i for i in advertised if i != "ADVERTISED_LOOPBACK"]  # the client is on the broker's machine
     if not reach + tls + sasl:
         return []
     endpoint = context.bootstrap[0] if context.bootstrap else None

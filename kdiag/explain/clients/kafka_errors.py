@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, NOT_COORDINATOR,
+                                     NOT_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
                                      Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
                                      split_endpoint)
@@ -37,6 +38,17 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                                    "UnknownTopicOrPartitionError"),
                                    "[3] Unknown Topic Or Partition: the request is for a topic or partition that "
                                    "does not exist on this broker"),
+    # Sarama's ErrNotLeaderForPartition and ErrNotCoordinatorForConsumer words, the Java client's exceptions' messages,
+    # librdkafka's rd_kafka_err2str, kafka-python's error classes.
+    "NOT_LEADER_OR_FOLLOWER": (NOT_LEADER, ("NOT_LEADER_OR_FOLLOWER", "NOT_LEADER_FOR_PARTITION",
+                                            "not the leader for some partition", "not the leader for that topic-partition",
+                                            "Not leader for partition", "NotLeaderForPartition", "NotLeaderOrFollower"),
+                               "kafka server: Tried to send a message to a replica that is not the leader for some "
+                               "partition. Your metadata is out of date."),
+    "NOT_COORDINATOR": (NOT_COORDINATOR, ("NOT_COORDINATOR", "not coordinated by this broker",
+                                          "This is not the correct coordinator", "Broker: Not coordinator",
+                                          "NotCoordinatorForGroup", "NotCoordinatorError", "NotCoordinatorException"),
+                        "kafka server: Request was for a consumer group that is not coordinated by this broker."),
     "LEADER_NOT_AVAILABLE": (NO_LEADER, ("LEADER_NOT_AVAILABLE", "Leader Not Available", "LeaderNotAvailableError",
                                          "there is currently no leader for this partition"),
                              "[5] Leader Not Available: the leader is in the middle of a leadership election"),

@@ -90,3 +90,9 @@ def test_a_connect_tasks_producer_that_did_not_flush_is_its_own_settings_or_an_i
     assert ids(explanation) == ["ROUNDTRIP_FAILED", "TLS_EXPECTED", "SASL_REQUIRED", "IDLE_CONNECTION_DROPPED"]
     assert {f.severity for f in explanation.findings} == {"warning"}
     assert "producer.security.protocol" in explanation.findings[1].explanation
+
+
+def test_a_client_bootstrapping_through_loopback_gets_no_advertised_loopback_reading():
+    # it runs on the broker's machine, where an advertised loopback address reaches the broker
+    found = ids(explained(f"KafkaProducer(bootstrap_servers=['localhost:9092'])\n{KAFKA_PYTHON}"))
+    assert "ADVERTISED_LOOPBACK" not in found and "ADVERTISED_UNRESOLVABLE" in found
