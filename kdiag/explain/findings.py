@@ -109,8 +109,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
         return [_one_address_refused(built, subject)]
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
-        other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
-        return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+        others = [("BOOTSTRAP_REFUSED", BOOTSTRAP)] + ([("ADVERTISED_UNREACHABLE", ADVERTISED)]
+                                                       if subject.node_id is not None else [])  # named by the metadata
+        return same_machine(built, [BUILDERS[i](alternative(subject, role, i, subject.role_from or ""), context)
+                                    for i, role in others], subject)
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)
@@ -214,6 +216,8 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
             host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
             finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
+        elif port is None and node_id in facts.brokers:  # a name alone (a resolver's words): the port listed with it
+            port = facts.brokers[node_id].port
         if subject is None:
             merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:

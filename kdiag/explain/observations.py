@@ -118,13 +118,14 @@ class Facts:
     sasl_reauth: bool = False  # a SASL session with a lifetime: the connection logged in and re-authenticates (KIP-368)
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
+    retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
     taken: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # an address another broker id holds
 
     def add(self, number: int, text: str, fact: Fact) -> None:
         if fact.kind in ("kerberos", "sasl", "sasl_setting", "sasl_reauth", "tls", "security", "listener_sasl",
-                         "listener_tls"):
+                         "listener_tls", "retried"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -166,6 +167,8 @@ class Facts:
             self.listener_sasl = True
         elif fact.kind == "listener_tls":
             self.listener_tls = True
+        elif fact.kind == "retried":
+            self.retried = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

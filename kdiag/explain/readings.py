@@ -61,6 +61,8 @@ OTHER_CAUSES = {
                                    "signs broker certificates directly, as Strimzi's own cluster CA does)"),
     "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
                               "its trust store, a chain sent without its intermediate)"),
+    "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
+                        "replica alive to lead it)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
@@ -242,15 +244,22 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
     return likely_or(primary, other, said)
 
 
-def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+def same_machine(primary: Finding, others: list[Finding], subject: Subject) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
-    itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
+    itself, or a client on the broker's machine whose broker is down there: its one broker, the bootstrap's address
+    too (BOOTSTRAP_REFUSED), or, when the metadata named the broker by id, that broker, stopped since while others
+    answered (ADVERTISED_UNREACHABLE: a cluster on one machine)."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    named = f", or broker {subject.node_id}, which the cluster's metadata named, stopped since" \
+        if subject.node_id is not None else ""
+    ids = [primary.id, *(o.id for o in others)]
     said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
-            f"machine and bootstraps through the same address, the broker there is down. The other reading is "
-            f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
-    return likely_or(primary, other, said)
+            f"machine, the broker there is down (its one broker, which the bootstrap address reaches too{named}). "
+            f"The other readings: {{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
+    return [hedged(primary, LIKELY, said.format(other=join_words(ids[1:])), readings=ids),
+            *(hedged(o, OR, said.format(other=join_words(i for i in ids if i != o.id)), readings=ids)
+              for o in others)]
 
 
 def loopback_name(host: str | None) -> bool:

@@ -154,6 +154,7 @@ def unexplained(context: Context) -> Finding:
             "count": sum(g.count for g in groups), "topic": topic,
             "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
     title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
+             "The source task's producer never got its records acknowledged" if first == FLUSH_TIMEOUT else
              "The client gave up, and the log does not say why")
     # ROUNDTRIP_FAILED says the round trip failed "for another reason" than the catalog's: no line here says why, so
     # that is never certain (a warning), whatever the client gave up on; the readings beside it name the likely ids.
