@@ -33,7 +33,8 @@ from kdiag.explain.clients import (broker, broker_configs, broker_lists, command
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
-                           *librdkafka_errors.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS, *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
+                           *librdkafka_errors.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
+                           *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
                            *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS,
                            *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
