@@ -180,8 +180,9 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "Give each broker its own advertised host:port (advertised.listeners differs per broker)."),
     "ADVERTISED_WRONG_BROKER": EntryText(
         "An advertised endpoint is reachable but answers as another broker or another cluster (port mappings "
-        "crossed, a load balancer, a stale DNS record).",
-        (ADVERTISED,),
+        "crossed, a load balancer, a stale DNS record). explain: NOT_LEADER_OR_FOLLOWER and NOT_COORDINATOR "
+        "answers together, as a reading.",
+        (ADVERTISED, EXPLAIN),
         "Point each advertised endpoint at its own broker (check port mappings and DNS records)."),
     "PARTIAL_CLUSTER": EntryText(
         "Some brokers are reachable and some are not: names the partitions and topics whose leaders cannot be "
@@ -202,7 +203,8 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         (ROUNDTRIP, EXPLAIN),
         "Create the topic, or enable auto.create.topics.enable on the brokers."),
     "TOPIC_AUTHORIZATION_FAILED": EntryText(
-        "The client's principal may not use the topic (ACLs).",
+        "The client's principal may not use the topic, or its consumer group (ACLs; explain reads "
+        "GROUP_AUTHORIZATION_FAILED as this too).",
         (ROUNDTRIP, EXPLAIN),
         "Grant the principal WRITE/READ on the topic (and READ on the group) with kafka-acls."),
     "ROUNDTRIP_FAILED": EntryText(

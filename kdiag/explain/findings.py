@@ -30,21 +30,22 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
+from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import http_inside_tls
-from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (CLOSING, advertised_down, alternative, both_roles, bootstrap_down,
-                                    closed_connection, closing_readings, family_split_reading, ipv6_refused, likely,
-                                    loopback_name, or_reading, or_readings, other_readings, same_machine, sasl_down,
-                                    terminated_during_authentication, topic_missing, well_known_port)
+from kdiag.explain.readings import (alternative, both_roles, family_split_reading, heap_exhausted, ipv6_refused, likely,
+                                    loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
+                                    same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
+from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
-                                     KERBEROS_PRINCIPAL, NO_NODE, NOT_IN_METADATA, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, UNKNOWN, VERSION_GAP)
 from kdiag.explain.subject import Context, Subject
+from kdiag.explain.misdirected import misdirected
+from kdiag.explain.unanswered import consequences_only
 from kdiag.finding import Finding
 from kdiag.report import BrokerReport
 
@@ -72,7 +73,8 @@ _SYMPTOM_ID = {
 
 
 def findings_from(seen: Observations) -> list[Finding]:
-    groups = sorted(seen.groups.values(), key=lambda g: g.examples[0][0] if g.examples else 0)
+    ordered = sorted(seen.groups.values(), key=lambda g: g.examples[0][0] if g.examples else 0)
+    groups = [g for g in ordered if g.symptom not in ANSWERED_ELSEWHERE]
     causes = [g for g in groups if g.symptom not in CONSEQUENCES]
     protocol = next((p for g in groups for p in sorted(g.protocols)), None)
     subjects = [_at_the_bootstrap(s, seen.facts) for s in _subjects(causes, seen.facts)]
@@ -93,8 +95,10 @@ def findings_from(seen: Observations) -> list[Finding]:
     for subject in kept:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
-    if not findings:
-        findings.extend(_consequences_only(context))
+    findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
+    if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone
+        findings.extend(consequences_only(context) + mixed_listeners(context, BUILDERS)
+                        + heap_exhausted(context, BUILDERS))
     return findings
 
 
@@ -105,8 +109,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
         return [_one_address_refused(built, subject)]
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
-        other = alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", "")
-        return same_machine(built, BUILDERS["BOOTSTRAP_REFUSED"](other, context), subject)
+        others = [("BOOTSTRAP_REFUSED", BOOTSTRAP)] + ([("ADVERTISED_UNREACHABLE", ADVERTISED)]
+                                                       if subject.node_id is not None else [])  # named by the metadata
+        return same_machine(built, [BUILDERS[i](alternative(subject, role, i, subject.role_from or ""), context)
+                                    for i, role in others], subject)
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)
@@ -120,6 +126,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         if other_id != subject.finding_id:
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.finding_id == "SASL_MECHANISM_MISMATCH" and on_reauthentication(subject, context):
+        return [reauthentication_refused(built, subject)]
     if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
             and not facts.tls:
         return [terminated_during_authentication(built)]
@@ -130,43 +138,6 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
         return [guessed, *shown, *others]
     return [built]
-
-
-def _consequences_only(context: Context) -> list[Finding]:
-    """No line names a cause: what the client gave up on, and the readings the lines allow (each security
-    mismatch that makes a broker hang up; a port another service uses)."""
-    if context.consequences and context.consequences[0].examples:  # the bootstrap list in force where it gave up
-        context = replace(context, line=context.consequences[0].examples[0][0])
-    symptoms = {g.symptom for g in context.consequences}
-    found = [unexplained(context)] if symptoms & GAVE_UP_ON_RECORDS else []  # what is certain: records were lost
-    closing = [g for g in context.consequences if g.symptom in CLOSING]
-    down = [g for g in context.consequences if g.symptom in (ALL_DOWN, NO_NODE)]
-    if down and context.bootstrap and not closing:  # no bootstrap address answered: each way that happens
-        found.extend(bootstrap_down(down, context, BUILDERS))
-    if down and context.facts.sasl and not closing:  # or it answered and refused the login
-        found.extend(sasl_down(down, context, BUILDERS))
-    node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
-    if node_down:  # an advertised broker the client never reached, and no line says why
-        found.extend(advertised_down(node_down, context, BUILDERS))
-    if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
-        found.extend(topic_missing(context, BUILDERS))
-    if closing:
-        first = closing[0].first
-        host, port = first.host, first.port
-        if host is None and len(context.bootstrap) == 1:
-            host, port = context.bootstrap[0].host, context.bootstrap[0].port
-        readings = closing_readings(context.facts, first.client)
-        if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
-            readings.append("BOOTSTRAP_TIMEOUT")
-        built = {}
-        for finding_id in readings:
-            subject = Subject(finding_id, tuple(closing), host, port, None, BOOTSTRAP if host else UNKNOWN)
-            built[finding_id] = BUILDERS[finding_id](subject, replace(context, consequences=()))
-        found.extend(closed_connection(Subject("", tuple(closing), host, port), context, built))
-    port_reading = well_known_port(context)
-    if port_reading is not None:
-        found.append(port_reading)
-    return found or ([unexplained(context)] if context.consequences else [])
 
 
 def _failing_brokers(subjects: Iterable[Subject]) -> tuple[BrokerReport, ...]:
@@ -245,6 +216,8 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
             host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
             finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
+        elif port is None and node_id in facts.brokers:  # a name alone (a resolver's words): the port listed with it
+            port = facts.brokers[node_id].port
         if subject is None:
             merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:

@@ -115,13 +115,17 @@ class Facts:
     security: str | None = None  # the security.protocol the client's configuration in the paste shows
     tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
+    sasl_reauth: bool = False  # a SASL session with a lifetime: the connection logged in and re-authenticates (KIP-368)
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
+    retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
+    taken: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # an address another broker id holds
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "sasl_reauth", "tls", "security", "listener_sasl",
+                         "listener_tls", "retried"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -134,6 +138,10 @@ class Facts:
         if fact.host is None:
             return
         endpoint = Endpoint(fact.host, fact.port or 9092)
+        if fact.kind == "taken_endpoint" and fact.node_id is not None:
+            if len(self.taken) < MAX_EXAMPLES:
+                self.taken.append((number, fact.node_id, endpoint, text))
+            return
         if fact.kind == "unpaired_listener":
             if len(self.unpaired) < MAX_EXAMPLES and all(e != endpoint for _, e, _ in self.unpaired):
                 self.unpaired.append((number, endpoint, text))
@@ -151,12 +159,16 @@ class Facts:
             self.sasl_seen = True
         elif fact.kind == "sasl_setting":
             self.sasl_settings = True
+        elif fact.kind == "sasl_reauth":
+            self.sasl_reauth = self.sasl_seen = True
         elif fact.kind == "tls":
             self.tls_switch = True
         elif fact.kind == "listener_sasl":
             self.listener_sasl = True
         elif fact.kind == "listener_tls":
             self.listener_tls = True
+        elif fact.kind == "retried":
+            self.retried = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

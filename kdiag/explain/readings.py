@@ -10,7 +10,7 @@ bootstrap's connection). It is a *reading* when:
   client: both readings are given, each saying so (``both_roles``);
 - the client says only that the broker hung up (Sarama's ``EOF``, kafkajs's ``Closed connection``, Java's
   ``Bootstrap broker ... disconnected``): each security setting that ends that way is a reading
-  (``closed_connection``);
+  (``closing.closed_connection``); or that it reached no broker at all (``unanswered``);
 - the bootstrap address is a port another service is known to use (ZooKeeper's 2181, Schema Registry's
   8081, ...) and the client only gave up: most likely not Kafka there (``well_known_port``).
 
@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 
-from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
-from kdiag.explain.observations import Facts, Group
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import (ADVERTISED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, GO,
-                                     NOT_IN_METADATA)
+from kdiag.explain.observations import Group
+from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, NOT_IN_METADATA, UNKNOWN, Sighting
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -56,6 +55,14 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
+                           "(hostname verification)"),
+    "TLS_CERT_UNTRUSTED+openssl": ("the client trusts that issuer itself (the intermediate given to it, or a root that "
+                                   "signs broker certificates directly, as Strimzi's own cluster CA does)"),
+    "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
+                              "its trust store, a chain sent without its intermediate)"),
+    "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
+                        "replica alive to lead it)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
@@ -154,74 +161,6 @@ def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Findi
     return likely_or(primary, other, said, role=None)
 
 
-def closing_readings(facts: Facts, client: str = "") -> list[str]:
-    """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
-    the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
-    request and dropped); a client that authenticates is refused, not missing SASL. A Go client (Sarama,
-    segmentio, franz-go) or a line any client prints (a bare EOF, a reset) says the same words whichever side
-    spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext listener is a reading too."""
-    sasl = "SASL_AUTH_FAILED" if facts.sasl else "SASL_REQUIRED"
-    if facts.tls:
-        return ["TLS_UNEXPECTED", sasl, "BROKER_CLOSED_CONNECTION"]
-    either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
-    return [sasl, "TLS_EXPECTED", *either_way, "BROKER_CLOSED_CONNECTION"] if facts.tls is False or facts.sasl else \
-        ["TLS_EXPECTED", sasl, *either_way, "BROKER_CLOSED_CONNECTION"]
-
-
-def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
-    """The broker hung up and the client says no more: each security mismatch that ends so is a reading. With the
-    client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one."""
-    ids = list(built)
-    confirm = context.confirm(fallback=subject.endpoint)
-    likely, why = listener_hints(subject, context.facts)
-    likely &= set(ids)
-    verb = "is the likely reading" if len(likely) == 1 else "are the likely readings"
-    settings = f" {why}, so {join_words(sorted(likely))} {verb}." if likely else ""
-    words = ("The client says only that the broker closed the connection after its first request, and a listener "
-             f"does that for more than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on "
-             "the client's machine decides (it reads the listener's first answer itself).")
-    return [hedged(finding_, LIKELY if finding_.id in likely else MAYBE, words, readings=ids)
-            for finding_ in built.values()]
-
-
-# Managed services whose listeners are known by port: MSK's TLS (9094), SASL/SCRAM (9096) and IAM (9098) listeners
-# all speak TLS, the latter two SASL; Confluent Cloud's only listener is SASL_SSL.
-_MANAGED_PORTS = {9094: ("TLS_EXPECTED",), 9096: ("TLS_EXPECTED", "SASL_REQUIRED"), 9098: ("TLS_EXPECTED", "SASL_REQUIRED")}
-
-
-def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
-    """The closed-connection readings the paste makes likely, and why: the client's TLS switch on (a plaintext
-    listener dropped the handshake), the broker's side showing a SASL or TLS listener, or a managed service's
-    address whose listeners are known."""
-    if facts.tls:
-        return {"TLS_UNEXPECTED"}, "The paste shows the client's TLS switch on"
-    likely: set[str] = set()
-    reasons = []
-    host = (subject.host or "").lower()
-    if host.endswith(".confluent.cloud"):
-        likely |= {"TLS_EXPECTED", "SASL_REQUIRED"}
-        reasons.append("Confluent Cloud's listeners are SASL_SSL")
-    elif host.endswith(".amazonaws.com") and subject.port in _MANAGED_PORTS:
-        likely |= set(_MANAGED_PORTS[subject.port])
-        reasons.append(f"an MSK listener on port {subject.port} speaks {'SASL over TLS' if subject.port != 9094 else 'TLS'}")
-    if facts.listener_sasl:
-        likely.add("SASL_REQUIRED")
-        reasons.append("the broker's side of the paste shows a SASL listener")
-    if facts.listener_tls and facts.tls is None:
-        likely.add("TLS_EXPECTED")
-        reasons.append("the broker's side of the paste shows a TLS listener")
-    if facts.sasl and "SASL_REQUIRED" in likely:  # a client that authenticates is refused, not missing SASL
-        likely = (likely - {"SASL_REQUIRED"}) | {"SASL_AUTH_FAILED"}
-    if facts.tls is False:
-        likely.discard("TLS_UNEXPECTED")
-    said = join_words(reasons)
-    return likely, said[:1].upper() + said[1:]
-
-
-CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)
-"""The consequences that say only the broker hung up."""
-
-
 def well_known_port(context: Context) -> Finding | None:
     """The client gave up and its bootstrap address is a port another service listens on: likely not Kafka."""
     endpoint = next((e for e in context.bootstrap if e.port in OTHER_SERVICES), None)
@@ -244,6 +183,53 @@ def well_known_port(context: Context) -> Finding | None:
                    data, with_confirm(fix, confirm))
 
 
+def mixed_listeners(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The bootstrap list names one host at two ports or more, and no line says what failed: two listeners of one
+    broker (PLAINTEXT on 9092 beside SSL or SASL on 9093/9094), of which a client with one security protocol speaks
+    only one; each mismatch at the other port is a *Maybe* reading."""
+    ports: dict[str, list[int]] = {}
+    for endpoint in context.bootstrap:
+        ports.setdefault(endpoint.host, []).append(endpoint.port)
+    host, seen = next(((h, p) for h, p in ports.items() if len(set(p)) > 1), (None, []))
+    if host is None:
+        return []
+    other = next((p for p in seen if p != DEFAULT_PLAINTEXT_PORT), seen[-1])  # Kafka's default listener is 9092's
+    facts = context.facts
+    ids = ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"] + ([] if facts.sasl else ["SASL_REQUIRED"])
+    confirm = context.confirm()
+    said = (f"The client's bootstrap list names {host} at ports {join_words(str(p) for p in dict.fromkeys(seen))}: "
+            "two listeners of one broker, and a client with one security protocol speaks to only one of them. When "
+            f"it picks {host}:{other} and that listener's security is not the client's, it fails there "
+            f"({join_words(ids)}). List only the listener the client's settings are for. `{confirm}` decides.")
+    quiet = replace(context, consequences=())
+    number, text = next((n, t) for n, endpoints, t in facts.bootstrap_runs if any(e.host == host for e in endpoints))
+    shown = Group(Sighting(NOT_IN_METADATA, ANY, host, other, role=BOOTSTRAP), 1, [(number, text)], clients=[ANY])
+    return [hedged(builders[i](Subject(i, (shown,), host, other, None, BOOTSTRAP), quiet), MAYBE, said, readings=ids)
+            for i in ids]
+
+
+DEFAULT_PLAINTEXT_PORT = 9092
+
+
+def heap_exhausted(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """A JVM's ``OutOfMemoryError: Java heap space`` with no frame that says where, and no line that names a cause: a
+    Java client without TLS at a TLS listener reads the TLS alert's first bytes as a 352 MB response size and dies so
+    (KAFKA-4090), a *Maybe* reading beside the process simply needing more heap."""
+    groups = tuple(g for g in context.consequences if g.symptom == HEAP_EXHAUSTED)
+    if not groups or context.facts.tls:
+        return []
+    endpoint = context.bootstrap[0] if context.bootstrap else None
+    confirm = context.confirm(fallback=endpoint, protocol="SSL")
+    said = ("A JVM ran out of heap and no line says where. A Kafka client in it that speaks plaintext to a TLS "
+            "listener reads the listener's TLS alert (0x15 0x03 ...) as a response size of about 352 MB and dies so "
+            "(KAFKA-4090: the stack trace, when shown, runs through NetworkReceive.readFrom); otherwise the process "
+            f"needs more heap. `{confirm}` decides whether the port speaks TLS.")
+    built = builders["TLS_EXPECTED"](Subject("TLS_EXPECTED", groups, endpoint.host if endpoint else None,
+                                             endpoint.port if endpoint else None, None, BOOTSTRAP if endpoint else
+                                             UNKNOWN), replace(context, consequences=()))
+    return [hedged(built, MAYBE, said, readings=["TLS_EXPECTED"])]
+
+
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
@@ -258,23 +244,22 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
     return likely_or(primary, other, said)
 
 
-def same_machine(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
+def same_machine(primary: Finding, others: list[Finding], subject: Subject) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
-    itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
+    itself, or a client on the broker's machine whose broker is down there: its one broker, the bootstrap's address
+    too (BOOTSTRAP_REFUSED), or, when the metadata named the broker by id, that broker, stopped since while others
+    answered (ADVERTISED_UNREACHABLE: a cluster on one machine)."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    named = f", or broker {subject.node_id}, which the cluster's metadata named, stopped since" \
+        if subject.node_id is not None else ""
+    ids = [primary.id, *(o.id for o in others)]
     said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
-            f"machine and bootstraps through the same address, the broker there is down. The other reading is "
-            f"{{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
-    return likely_or(primary, other, said)
-
-
-def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, port: int | None, role: str,
-                 context: Context, builders: Mapping[str, Builder], said: str, *, node_id: int | None = None
-                 ) -> list[Finding]:
-    quiet = replace(context, consequences=())
-    built = [builders[i](Subject(i, groups, host, port, node_id, role), quiet) for i in ids]
-    return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
+            f"machine, the broker there is down (its one broker, which the bootstrap address reaches too{named}). "
+            f"The other readings: {{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
+    return [hedged(primary, LIKELY, said.format(other=join_words(ids[1:])), readings=ids),
+            *(hedged(o, OR, said.format(other=join_words(i for i in ids if i != o.id)), readings=ids)
+              for o in others)]
 
 
 def loopback_name(host: str | None) -> bool:
@@ -291,49 +276,6 @@ def family_split_reading(refused: Finding, split: Finding, subject: Subject) -> 
             f"IPv4 port mapping) refuses ::1, which clients often try first. `{confirm}` decides: it connects to each "
             "address.")
     return [refused, hedged(split, OR, said, readings=[refused.id, split.id])]
-
-
-def bootstrap_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
-    """The client reached no bootstrap address and no line says why: each way a bootstrap connection fails."""
-    endpoint = context.bootstrap[0]
-    ids = ([] if classify_host(endpoint.host).is_ip else ["BOOTSTRAP_UNRESOLVABLE"]) + ["BOOTSTRAP_REFUSED",
-                                                                                        "BOOTSTRAP_TIMEOUT"]
-    if loopback_name(endpoint.host):  # localhost resolves to ::1 too, and a broker bound to IPv4 refuses it
-        ids.append("ADVERTISED_ADDRESS_FAMILY_SPLIT")
-    confirm = context.confirm()
-    said = (f"The client says only that it reached no broker, bootstrapping through {context.bootstrap_text()}; "
-            f"the name not resolving, nothing listening, and a filtered port each end so ({join_words(ids)}). "
-            f"`{confirm}` on the client's machine decides.")
-    return _readings_of(ids, tuple(groups), endpoint.host, endpoint.port, BOOTSTRAP, context, builders, said)
-
-
-def sasl_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
-    """The client authenticates (the paste shows SASL settings) and reached no broker, and no line says why: a login the
-    listener refuses ends the same as a bootstrap it cannot reach (Sarama and franz-go say only that they ran out of
-    brokers): rejected credentials, or a mechanism (a SCRAM variant) the listener does not enable."""
-    ids = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"]
-    endpoint = context.bootstrap[0] if context.bootstrap else None
-    confirm = context.confirm()
-    said = (f"The client logs in with SASL and says only that it reached no broker; a listener that refuses the login "
-            f"({join_words(ids)}) ends the same as an address it cannot reach. `{confirm}` with the client's SASL "
-            "settings decides.")
-    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
-                        BOOTSTRAP, context, builders, said)
-
-
-def advertised_down(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
-    """The client never reached an advertised broker and no line says why: its address does not resolve or does
-    not connect from the client's machine (the advertised-listener case)."""
-    node_id = groups[0].first.node_id
-    endpoint = context.facts.brokers.get(node_id) if node_id is not None else None
-    ids = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE"]
-    confirm = context.confirm()
-    who = f"broker {node_id}" if node_id is not None else "a broker"
-    said = (f"The client bootstrapped, then found no connection to {who}, an address the cluster's metadata gave "
-            f"it; no line says why. Advertised addresses fail from a client's machine when they do not resolve "
-            f"there or do not connect ({join_words(ids)}). `{confirm}` on the client's machine decides.")
-    return _readings_of(ids, tuple(groups), endpoint.host if endpoint else None, endpoint.port if endpoint else None,
-                        ADVERTISED, context, builders, said, node_id=node_id)
 
 
 def topic_missing(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:

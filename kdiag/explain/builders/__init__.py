@@ -15,7 +15,7 @@ from kdiag.explain.builders.bootstrap import bootstrap_connect, bootstrap_unreso
 from kdiag.explain.builders.idle import idle_connection_dropped
 from kdiag.explain.builders.ingress import ingress_default_backend
 from kdiag.explain.builders.kerberos import kerberos_principal_unknown
-from kdiag.explain.builders.peers import broker_closed_connection
+from kdiag.explain.builders.peers import advertised_wrong_broker, broker_closed_connection
 from kdiag.explain.builders.protocol import not_kafka
 from kdiag.explain.builders.sasl import sasl_auth_failed, sasl_mechanism, sasl_required
 from kdiag.explain.builders.tls import (tls_cert_untrusted, tls_client_cert_rejected, tls_client_cert_required,
@@ -52,5 +52,6 @@ BUILDERS: dict[str, Callable[[Subject, Context], Finding]] = {
     "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
     "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
     "BROKER_CLOSED_CONNECTION": broker_closed_connection,
+    "ADVERTISED_WRONG_BROKER": advertised_wrong_broker,
     "BROKER_TOO_OLD": broker_too_old,
 }

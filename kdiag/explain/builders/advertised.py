@@ -147,6 +147,8 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
         node_ids = sorted({n for _, n in entries})
         if len(node_ids) > 1 and classify_host(host).kind != UNSPECIFIED:
             found.append(_duplicate_finding(node_ids, Endpoint(host, port), replace(context, line=entries[0][0])))
+    found += [_already_registered(node_id, endpoint, (line, text), replace(context, line=line))
+              for line, node_id, endpoint, text in facts.taken]
     if facts.replicas > 1:
         listed = {(normalise_host(e.host), e.port) for _, _, e, _ in facts.listed}
         found += [_shared_value(facts.replicas, endpoint, (line, text), replace(context, line=line))
@@ -154,6 +156,26 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
                   if (normalise_host(endpoint.host), endpoint.port) not in listed
                   and classify_host(endpoint.host).kind != UNSPECIFIED]
     return found
+
+
+def _already_registered(node_id: int, endpoint: Endpoint, line: tuple[int, str], context: Context) -> Finding:
+    """A broker that stopped because another broker id already registered the address it advertises: most often two
+    brokers given one advertised address; a broker restarted under a new id while its old registration lingers in
+    ZooKeeper says the same. Likely, not certain."""
+    from kdiag.explain.readings import LIKELY, hedged
+
+    built = _duplicate_finding([node_id], endpoint, context)
+    words = (f"The broker stopped at start-up: broker {node_id} has already registered {endpoint}, the address this "
+             "broker advertises. Brokers given one advertised address (one advertised.listeners value for every "
+             "replica, a headless service's name, a copied server.properties) is the usual cause; the same broker "
+             "restarted under a new broker.id (an id generated anew, a volume kept) while its old registration is "
+             f"still in ZooKeeper ends the same way. `{built.evidence.get('confirm')}` decides once the brokers run: it "
+             "lists every broker's advertised address.")
+    data = {**dict(built.evidence), "lines": [line[1]], "line_numbers": [line[0]], "count": 1, "node_ids": [node_id]}
+    title = f"Broker {node_id} already registered {endpoint}, the address another broker advertises"
+    meaning = ("Kafka needs one advertised address per broker: a client sends each broker's partitions to that "
+               "broker's address, and ZooKeeper refuses a second broker registering an address another holds.")
+    return hedged(replace(built, title=title, explanation=meaning, evidence=data), LIKELY, words)
 
 
 def _shared_value(replicas: int, endpoint: Endpoint, line: tuple[int, str], context: Context) -> Finding:
@@ -170,6 +192,16 @@ def _shared_value(replicas: int, endpoint: Endpoint, line: tuple[int, str], cont
     return hedged(replace(built, evidence=data), LIKELY, words)
 
 
+# Names that resolve only inside the broker's container or cluster network (a container id, a Compose service, a
+# Kubernetes service): a client bootstrapping through loopback is on the broker's machine, through a published port or
+# a port-forward, outside that network (unless it runs in the broker's own container, where nothing fails).
+_CONTAINER_NAMES = (CONTAINER_ID, KUBERNETES, SINGLE_LABEL)
+
+
+def _through_loopback(bootstrap: Iterable[Endpoint]) -> bool:
+    return all(classify_host(e.host).kind == LOOPBACK for e in bootstrap)
+
+
 def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
     """The finding a listed broker address most likely leads to for clients outside its network."""
     kind = classify_host(endpoint.host).kind
@@ -177,6 +209,8 @@ def _suspect(endpoint: Endpoint, bootstrap: tuple[Endpoint, ...]) -> str | None:
         return "ADVERTISED_NONROUTABLE"
     if not bootstrap:  # the log does not say where the client is: only loopback fails wherever it is not the broker
         return "ADVERTISED_LOOPBACK" if kind == LOOPBACK else None
+    if _through_loopback(bootstrap) and kind in _CONTAINER_NAMES:
+        return "ADVERTISED_UNRESOLVABLE"
     if any(classify_host(e.host).local_only for e in bootstrap):
         return None  # the client is inside that network too
     if kind == LOOPBACK:
@@ -211,6 +245,10 @@ def _metadata_finding(rule_id: str, listed: list[tuple[int, int, Endpoint]], con
                    "it prints the list and never connects to the brokers in it. A client producing or consuming "
                    "connects to each partition leader at its advertised address, so from a machine outside that "
                    "network it fails there. kdiag bootstrap on the client's machine checks each advertised broker.")
+    if _through_loopback(context.bootstrap) and kind.kind in _CONTAINER_NAMES:
+        explanation += (" The client bootstraps through loopback, so it runs on the broker's machine and reaches it "
+                        "through a published port or a port-forward, outside the network where that name resolves "
+                        "(unless it runs inside the broker's own container).")
     fix = rule_fix(context.implied(brokers=reports), rule_id)
     confirm = context.confirm()
     data = _metadata_evidence(context, _listed_lines(context, [(line, n) for line, n, _ in listed]), confirm,

@@ -36,3 +36,21 @@ def broker_closed_connection(subject: Subject, context: Context) -> Finding:
     return finding("BROKER_CLOSED_CONNECTION", "error", title,
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                    evidence(subject, context, confirm), with_confirm(fix, confirm))
+
+
+def advertised_wrong_broker(subject: Subject, context: Context) -> Finding:
+    """A broker answers requests meant for another one: what the client asked of a broker's address was answered by
+    a broker that leads none of it (NOT_LEADER_OR_FOLLOWER, NOT_COORDINATOR), again after fresh metadata."""
+    meaning = ("The broker the client sent to answered that the partition's leadership and the group's coordination "
+               "belong to another broker, and fresh metadata did not help: the address the metadata gives for one "
+               "broker reaches another (a hosts file or DNS record pointing at the wrong machine, port mappings or a "
+               "load balancer crossed, two brokers' advertised addresses swapped). While leaders move (a broker "
+               "restarting, a reassignment) the same answers come for a few retries, then stop.")
+    fix = ("Point each broker's advertised address at that broker: check the client machine's /etc/hosts and DNS "
+           "records for each advertised name, the port mappings or load balancer rules in front of each broker, and "
+           "each broker's advertised.listeners. kdiag bootstrap connects to every advertised address and says which "
+           "broker answers there.")
+    confirm = context.confirm(fallback=subject.endpoint)
+    return finding("ADVERTISED_WRONG_BROKER", "error", "A broker's advertised address reaches another broker",
+                   f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                   evidence(subject, context, confirm), with_confirm(fix, confirm))

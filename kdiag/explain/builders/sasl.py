@@ -35,10 +35,15 @@ def sasl_required(subject: Subject, context: Context) -> Finding:
 
 
 def sasl_mechanism(subject: Subject, context: Context) -> Finding:
-    mechanism = subject.first("mechanism") or "GSSAPI"
+    # librdkafka's sasl.mechanisms defaults to GSSAPI; another client's line that names no mechanism leaves it unknown
+    mechanism = subject.first("mechanism") or ("GSSAPI" if LIBRDKAFKA in subject.clients or not subject.clients else None)
     enabled = next((tuple(g.first.mechanisms) for g in subject.groups if g.first.mechanisms is not None), ())
     where = subject.where
-    if enabled:
+    if mechanism is None:
+        meaning = (f"The listener at {where} does not enable the SASL mechanism the client asks for (a SCRAM variant "
+                   "where only PLAIN is enabled, PLAIN where only SCRAM is); the handshake fails before any "
+                   "credentials are checked.")
+    elif enabled:
         meaning = (f"The client asks for {mechanism}; the listener at {where} enables {join_words(enabled)}. The "
                    "handshake fails before any credentials are checked.")
     else:
@@ -53,8 +58,8 @@ def sasl_mechanism(subject: Subject, context: Context) -> Finding:
                    "SASL_MECHANISM_MISMATCH")
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=(f"sasl.mechanisms={enabled[0] if enabled else '<mechanism>'}",))
-    title = (f"The client's SASL mechanism {mechanism} is not enabled on {where}"
-             + (f" (enabled: {join_words(enabled)})" if enabled else " (no SASL there)"))
+    title = (f"The client's SASL mechanism {mechanism or ''} is not enabled on {where}".replace("  ", " ")
+             + (f" (enabled: {join_words(enabled)})" if enabled else " (no SASL there)" if mechanism else ""))
     return finding("SASL_MECHANISM_MISMATCH", "error", title,
                    f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                    evidence(subject, context, confirm, client_mechanism=mechanism, sasl_mechanisms=list(enabled)),
@@ -77,3 +82,24 @@ def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
     title = "The broker rejected the client's SASL credentials" + (f" ({mechanism})" if mechanism else "")
     return finding("SASL_AUTH_FAILED", "error", title, explanation,
                    evidence(subject, context, confirm, mechanism=mechanism), with_confirm(fix, confirm))
+
+
+def on_reauthentication(subject: Subject, context: Context) -> bool:
+    """The broker's ILLEGAL_SASL_STATE (in the Java client's words: "... enabled mechanisms are []", no list) in a
+    paste whose connections logged in with a session lifetime: a request out of turn on a connection that had
+    authenticated, its re-authentication."""
+    return context.facts.sasl_reauth and all(g.first.mechanisms == () for g in subject.groups)
+
+
+def reauthentication_refused(built: Finding, subject: Subject) -> Finding:
+    """ILLEGAL_SASL_STATE on re-authentication: a note, not a mechanism the listener lacks (it accepted the login)."""
+    explanation = (f"{client_said(subject)} The same paste shows the client's connections logging in with SASL and "
+                   "being given a session lifetime, after which the client re-authenticates on the open connection "
+                   "(KIP-368). The broker answers ILLEGAL_SASL_STATE to a SASL request that comes out of turn on a "
+                   "connection that has authenticated: the re-authentication was refused, not the mechanism, which "
+                   "the listener accepted at login. A lifetime shorter than the client's margin (a managed cluster's "
+                   "connections.max.reauth.ms, an IAM or OAuth token about to expire) makes a client re-authenticate "
+                   "back to back: upgrade the client (a release that lets a request through after each login) or "
+                   "give the session a longer lifetime.")
+    return Finding(built.id, "info", "ILLEGAL_SASL_STATE while re-authenticating a logged-in connection: not a "
+                   "mechanism the listener lacks", explanation, built.evidence, "")

@@ -7,11 +7,12 @@ from collections.abc import Sequence
 
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.wording import plural
+from kdiag.explain.clients.kafka_errors import GROUP_DENIED
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
-from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, MESSAGE_TIMEOUT,
-                                     NOT_IN_METADATA)
+from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT,
+                                     MESSAGE_TIMEOUT, NOT_IN_METADATA)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -41,6 +42,8 @@ def topic_not_found(subject: Subject, context: Context) -> Finding:
 
 
 def topic_authorization(subject: Subject, context: Context) -> Finding:
+    if str(subject.first("detail") or "").startswith(GROUP_DENIED):
+        return _group_authorization(subject, context)
     topic = subject.first("topic") or context.topic or "<topic>"
     fix = rule_fix(_with_topic(context, topic, error_code="TOPIC_AUTHORIZATION_FAILED",
                                topic_error="TOPIC_AUTHORIZATION_FAILED"), "TOPIC_AUTHORIZATION_FAILED")
@@ -50,6 +53,25 @@ def topic_authorization(subject: Subject, context: Context) -> Finding:
     confirm = context.confirm(topic=topic)
     return finding("TOPIC_AUTHORIZATION_FAILED", "error", f"The client is not authorized to use topic {topic}",
                    explanation, evidence(subject, context, confirm, topic=topic), with_confirm(fix, confirm))
+
+
+def _group_authorization(subject: Subject, context: Context) -> Finding:
+    """GROUP_AUTHORIZATION_FAILED: the ACL denial is on the consumer group (an empty id when the client set none)."""
+    _, said, group = str(subject.first("detail")).partition(": ")  # no id said; an empty one; the id
+    named = (f"consumer group {group}" if group else "its consumer group (an empty group id: no group.id was set)"
+             if said else "its consumer group")
+    explanation = (f"{client_said(subject)} The broker's authorizer denies the client's principal (its SASL user name, "
+                   f"or its certificate's distinguished name with mTLS) access to {named}: a consumer needs READ on "
+                   "its group as well as on its topics, so it cannot join the group, find its coordinator or commit "
+                   "offsets, while a producer with the same principal works. A group id the principal was not granted "
+                   "(a framework's default group, a missing group.id) is the usual cause."
+                   f"{consequence_sentence(context)}")
+    used = context.implied(subject).used
+    fix = (f"Grant the principal READ on the group it uses (run with an admin client's --command-config), or set the "
+           f"client's group.id to a group it was granted:\n  kafka-acls.sh --bootstrap-server {used.host}:{used.port} "
+           f"--add --allow-principal User:<principal> --operation Read --group {group or '<group.id>'}")
+    return finding("TOPIC_AUTHORIZATION_FAILED", "error", f"The client is not authorized to use {named}",
+                   explanation, evidence(subject, context, context.confirm(), group=group or None), fix)
 
 
 def no_leader(subject: Subject, context: Context) -> Finding:
@@ -94,6 +116,9 @@ _CONSEQUENCE_MEANING = {
                              "send (the broker hangs up at the first request), and for a connect that timed out (a "
                              "filtered port: the timeout itself is logged at INFO); a refused connect would have said "
                              "`could not be established`."),
+    FLUSH_TIMEOUT: ("A Kafka Connect source task's producer delivered none of its records within "
+                    "offset.flush.timeout.ms. The worker reached the brokers (it started the task), so the task's "
+                    "producer is what failed: it takes the worker's producer.-prefixed settings, not the worker's own."),
     CONNECTION_CLOSED: ("The broker closed the connection right after the client's first requests, and the client "
                         "says no more (kafkajs: `Closed connection`; Sarama: `EOF`). A listener does that when it "
                         "expects TLS and receives plaintext (it hangs up after its TLS alert), and when it expects "
@@ -103,14 +128,14 @@ _CONSEQUENCE_MEANING = {
 }
 
 
-GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT})
+GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
 def unexplained(context: Context) -> Finding:
     groups = context.consequences
     symptoms = {g.symptom for g in groups}
     first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
-                              MESSAGE_TIMEOUT) if s in symptoms), None)
+                              MESSAGE_TIMEOUT, FLUSH_TIMEOUT) if s in symptoms), None)
     topic = context.topic
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
@@ -129,6 +154,7 @@ def unexplained(context: Context) -> Finding:
             "count": sum(g.count for g in groups), "topic": topic,
             "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
     title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
+             "The source task's producer never got its records acknowledged" if first == FLUSH_TIMEOUT else
              "The client gave up, and the log does not say why")
     # ROUNDTRIP_FAILED says the round trip failed "for another reason" than the catalog's: no line here says why, so
     # that is never certain (a warning), whatever the client gave up on; the readings beside it name the likely ids.

@@ -10,7 +10,7 @@ import re
 
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
-from kdiag.explain.sightings import BROKER
+from kdiag.explain.sightings import BOOTSTRAP_DISCONNECTED, BROKER, CONNECTION_CLOSED, VERSION_GAP
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -37,7 +37,23 @@ def broker_too_old(subject: Subject, context: Context) -> Finding:
                    f"v{broker_max}.")
     else:
         offered = ""
-    if BROKER in subject.clients:
+    if subject.symptoms & {CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED}:  # a hang-up at the version exchange, a reading
+        api = "ApiVersions"
+        said = (f"{client_said(subject)} The broker hung up while the client asked for its versions, or its answer "
+                "ended before the client read all it expected: a broker before 0.10 does not know ApiVersions and "
+                "closes the connection on it, and a client that reads a newer answer's format than an old broker "
+                "sends runs out of bytes the same way.")
+    elif VERSION_GAP not in subject.symptoms:  # a client that gave up, a reading
+        api = "a request"
+        said = (f"{client_said(subject)} A client that sends its requests at the version its own setting names, "
+                "without asking the broker (Sarama's config.Version, V2_1_0 by default since 1.41), gets no answer "
+                "from a broker older than that version: the broker closes the connection on a version it does not "
+                "know, and the client runs out of brokers.")
+    elif "bytes available" in words:  # Java's protocol reader ran out of bytes in a message
+        said = (f"{client_said(subject)} A message was laid out as another version than its reader expected: a client "
+                "reading an older broker's answer (a Java client before 0.10.2 does not ask the broker's versions "
+                "first), or a broker reading a newer client's request.")
+    elif BROKER in subject.clients:
         said = (f"{client_said(subject)} That is the broker's side: a client sent it {api} in a version (or a request) "
                 "the broker does not know, and the broker closed the connection instead of answering, which the client "
                 "sees as a connection closed or timed out with no reason.")

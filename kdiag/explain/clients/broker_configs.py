@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import BROKER, HOST, Fact, Item, Pattern, ScanState, registrar
+from kdiag.explain.sightings import BROKER, HOST, Fact, Item, Pattern, ScanState, registrar, split_endpoint
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -106,6 +106,19 @@ def _zk_registered(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     endpoints = _endpoints(value) or [(h, int(p)) for h, p in re.findall(rf"EndPoint\(({HOST}),(\d{{1,5}}),", value)]
     for host, port in endpoints:
         yield Fact("broker", host, port, int(m.group("id")))
+
+
+# KafkaServer's registration check (ZooKeeper mode): require(..., s"Configured end points ${...} in advertised listeners
+# are already registered by broker ${id}") -- another broker id holds the address this broker advertises; it stops.
+@pattern("broker.endpoints_taken", BROKER, "in advertised listeners are already registered by broker",
+         r"Configured end ?points (?P<value>.+?) in advertised listeners are already registered by broker (?P<id>\d+)",
+         "java.lang.IllegalArgumentException: requirement failed: Configured end points kafka:9092 in advertised "
+         "listeners are already registered by broker 1001")
+def _endpoints_taken(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for element in m.group("value").split(","):
+        host, port = split_endpoint(element.strip().split("://")[-1])
+        if host:
+            yield Fact("taken_endpoint", host, port, int(m.group("id")))
 
 
 @pattern("broker.kraft_registration", BROKER, "host='",

@@ -273,7 +273,9 @@ _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTP
 # admin request), whatever address it dialled.
 _AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
                              r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
-                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b", re.IGNORECASE)
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b|"
+                             # kafka-go's Writer: errors it returns only after the metadata named the partitions' leaders
+                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+\)", re.IGNORECASE)
 
 
 def after_metadata(line: str) -> str | None:

@@ -20,7 +20,7 @@ And two old formats that name a cause only as the client's guess: the Java clien
 may indicate that authentication failed due to invalid credentials``), and fluent-bit's ``cannot configure
 'security.protocol' property`` (its librdkafka built without OpenSSL: the client goes on in plaintext).
 
-What each hang-up means is decided where every closed connection is (``readings.closed_connection``): a reading per
+What each hang-up means is decided where every closed connection is (``closing.closed_connection``): a reading per
 security mismatch that ends so, never one certain cause.
 """
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (EXPIRED_BATCH, JAVA, NO_NODE, NOT_IN_METADATA, Item, Pattern, ScanState,
+from kdiag.explain.sightings import (EXPIRED_BATCH, FLUSH_TIMEOUT, JAVA, NO_NODE, NOT_IN_METADATA, Item, Pattern, ScanState,
                                      Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
@@ -56,6 +56,17 @@ def _java_fetching_topic_metadata(m: re.Match[str], scan: ScanState) -> Iterator
          "Failed to update metadata after 60000 ms.")
 def _java_metadata_update_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NOT_IN_METADATA, JAVA, detail=m.group(0))
+
+
+# Kafka Connect's WorkerSourceTask: "{} Failed to flush, timed out while waiting for producer to flush outstanding {}
+# messages" (before 2.x: "Failed to flush {}, timed out while waiting for producer to flush outstanding messages, {}
+# left"): the task's own producer delivered nothing within offset.flush.timeout.ms.
+@pattern("connect.flush_timeout", JAVA, "waiting for producer to flush outstanding",
+         r"timed out while waiting for producer to flush outstanding (?:(?P<n>\d+) )?messages",
+         "ERROR WorkerSourceTask{id=mirror-0} Failed to flush, timed out while waiting for producer to flush "
+         "outstanding 1 messages (org.apache.kafka.connect.runtime.WorkerSourceTask)")
+def _connect_flush_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(FLUSH_TIMEOUT, JAVA, detail=m.group(0))
 
 
 # The admin client since 2.x: a call no broker answered in time.

@@ -25,7 +25,10 @@ pattern = registrar(PATTERNS)
 _ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "timeout", "60": "timeout",
               "10060": "timeout", "113": "unreachable", "65": "unreachable", "101": "unreachable",
               "51": "unreachable"}
-_CONNECTION = re.compile(rf"<BrokerConnection (?:client_id=[^,]*, )?node_id=(?P<id>[\w-]+) host=(?P<hp>{HOSTPORT})")
+# kafka-python's BrokerConnection.__repr__: "node_id=%s host=%s:%d" since 1.4, "node_id=%s host=%s/%s port=%d" (the
+# name given, the address it resolved to, the port) in 1.3.
+_CONNECTION = re.compile(rf"<BrokerConnection (?:client_id=[^,]*, )?node_id=(?P<id>[\w-]+) "
+                         rf"host=(?:(?P<hp>{HOSTPORT})|(?P<name>{HOST})/\S+ port=(?P<port>\d{{1,5}}))")
 
 
 def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | None, str]:
@@ -33,7 +36,7 @@ def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | N
     m = _CONNECTION.search(line)
     if m is None:
         return None, None, None, UNKNOWN
-    host, port = split_endpoint(m.group("hp"))
+    host, port = split_endpoint(m.group("hp")) if m.group("hp") else (m.group("name"), int(m.group("port")))
     ident = m.group("id")
     if ident.isdigit():
         return host, port, int(ident), ADVERTISED

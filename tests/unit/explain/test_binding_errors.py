@@ -24,11 +24,17 @@ def test_a_bindings_host_resolution_failure_gives_both_roles_hedged(line):
     "{ Error: Local: Broker transport failure origin: 'local', message: 'broker transport failure', code: -195 }",
     "Error: KafkaError (Message consumption error: BrokerTransportFailure (Local: Broker transport failure))",
     "Error: KafkaError (Message consumption error: AllBrokersDown)",
-    "org.apache.kafka.connect.errors.ConnectException: Failed to connect to and describe Kafka cluster. Check "
-    "worker's broker connection and security properties.",
 ])
 def test_a_transport_failure_or_a_worker_that_reached_no_broker_is_the_client_giving_up_never_a_certainty(line):
     assert found(line) == [("ROUNDTRIP_FAILED", "warning")]
+
+
+def test_a_connect_worker_that_reached_no_broker_is_each_connection_and_security_reading_never_a_certainty():
+    # Connect's own words name both: "Check worker's broker connection and security properties."
+    found_ = found("org.apache.kafka.connect.errors.ConnectException: Failed to connect to and describe Kafka cluster. "
+                   "Check worker's broker connection and security properties.")
+    assert {"BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "TLS_EXPECTED", "SASL_REQUIRED"} <= {i for i, _ in found_}
+    assert {severity for _, severity in found_} == {"warning"}
 
 
 def test_a_transport_failure_with_the_bootstrap_list_shown_gives_each_way_a_bootstrap_connection_fails():

@@ -86,6 +86,6 @@ def test_a_client_that_logs_in_and_reached_no_broker_may_have_been_refused_the_l
     assert {f.severity for f in explanation.findings} == {"warning"}
 
 
-def test_without_sasl_in_the_paste_no_login_reading_is_given():
-    explanation = explained("kafka: client has run out of available brokers to talk to")
+def test_with_a_protocol_without_sasl_in_the_paste_no_login_reading_is_given():
+    explanation = explained("security.protocol=SSL\nkafka: client has run out of available brokers to talk to")
     assert not {"SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"} & set(ids(explanation))

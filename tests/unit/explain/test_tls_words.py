@@ -82,3 +82,11 @@ def test_the_brokers_own_ssl_handshake_failed_reads_each_tls_cause():
     found = explained(line)
     assert ids(found) == ["TLS_EXPECTED", "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH"]
     assert {f.severity for f in found.findings} == {"warning"}
+
+
+def test_nettys_not_an_ssl_record_on_a_tls_server_is_a_plaintext_client_at_a_tls_listener():
+    # Netty's SslHandler: NotSslRecordException("not an SSL/TLS record: " + ByteBufUtil.hexDump(in)), on the side that
+    # expects TLS (ZooKeeper's secure client port, a Netty-based component): what arrived was not TLS.
+    line = ("io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS "
+            "record: 0000002a00120003000000010007636c69656e74")
+    assert [f.id for f in explained(line).findings] == ["TLS_EXPECTED"]

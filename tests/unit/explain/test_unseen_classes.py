@@ -235,3 +235,19 @@ def test_a_guess_whose_pattern_names_no_alternatives_gets_the_known_other_causes
             "(after 1ms in state APIVERSION_QUERY)")
     readings = found(line)
     assert readings[0] == ("SASL_REQUIRED", "warning") and ("TLS_EXPECTED", "warning") in readings
+
+
+@pytest.mark.parametrize("line", [
+    # KafkaServer (ZooKeeper mode): require(..., s"Configured end points ... in advertised listeners are already
+    # registered by broker ${id}")
+    "java.lang.IllegalArgumentException: requirement failed: Configured end points kf-kafka-headless.default:9092 in "
+    "advertised listeners are already registered by broker 1001",
+    "[2024-01-01 10:00:00,000] ERROR [KafkaServer id=1002] Fatal error during KafkaServer startup. Prepare to shutdown "
+    "(kafka.server.KafkaServer)\njava.lang.IllegalArgumentException: requirement failed: Configured end points "
+    "PLAINTEXT://kafka:9092 in advertised listeners are already registered by broker 1001",
+])
+def test_a_broker_refused_an_address_another_broker_id_registered_is_likely_advertised_duplicate(line):
+    findings = explain_text(line).findings
+    assert [(f.id, f.severity) for f in findings] == [("ADVERTISED_DUPLICATE", "warning")]
+    assert findings[0].title.startswith("Likely: Broker 1001 already registered ")
+    assert "restarted under a new broker.id" in findings[0].explanation

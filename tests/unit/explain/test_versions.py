@@ -125,3 +125,17 @@ def test_erlang_and_ruby_spell_error_35_their_way():
 def test_rskafkas_version_errors_are_a_likely_gap(line, api):
     finding = only(explained(line), "BROKER_TOO_OLD")
     assert finding.severity == "warning" and finding.evidence["api"] == api
+
+
+@pytest.mark.parametrize("line", [
+    # ArrayOf.read: "Error reading array of size " + size + ", only " + remaining + " bytes available", wrapped by
+    # Schema.read: "Error reading field '" + name + "': " + its message
+    "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topic_metadata': Error reading "
+    "array of size 3027513, only 100 bytes available",
+    "org.apache.kafka.common.protocol.types.SchemaException: Error reading array of size 1918988389, only 42 bytes "
+    "available",
+])
+def test_javas_reader_running_out_of_bytes_in_a_message_is_likely_a_version_gap(line):
+    findings = explained(line).findings
+    assert [(f.id, f.severity) for f in findings] == [("BROKER_TOO_OLD", "warning")]
+    assert "another version than its reader expected" in findings[0].explanation

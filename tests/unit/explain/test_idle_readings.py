@@ -1,0 +1,94 @@
+"""A connection that had worked and was closed while it sat idle (the broker's connections.max.idle.ms, a load
+balancer's or a NAT's idle timeout): read from what the client was doing when it broke, never certain, beside the
+other readings a disconnect fits. The lines are the libraries' own words, from their sources: Go's net.OpError
+(``write tcp a->b: write: broken pipe``), segmentio/kafka-go's writer.go (``error writing messages to %s (partition
+%d)``), Sarama's errors.go ErrNotConnected (``kafka: broker not connected``) in its async producer's ``producer/broker/%d
+state change to [closing] because %s``, Node's ``write EPIPE``, kafka-python's conn.py ``socket disconnected``, kafkajs's
+retrier (``KafkaJSNumberOfRetriesExceeded``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kdiag.explain.connection_age import FIRST, USED, WROTE, after_use
+from kdiag.explain.engine import observe
+from kdiag.explain.normalize import normalised
+from kdiag.explain.reader import text_blocks
+from tests.unit.explain.helpers import explained, ids
+
+
+def _titles(text: str) -> dict[str, str]:
+    return {f.id: f.title for f in explained(text).findings}
+
+
+def _age(text: str) -> str | None:
+    seen = observe(normalised(text_blocks(text)))
+    return after_use(seen.groups.values(), seen.facts.retried)
+
+
+@pytest.mark.parametrize("paste", [
+    # segmentio/kafka-go writer.go: a produce to a partition's leader, on the connection the writer kept
+    "error writing messages to orders (partition 3): write tcp 10.0.0.5:55555->10.0.0.9:9092: write: broken pipe",
+    # Sarama async_producer.go, 1.x: the partition producer's broker connection had been closed under it
+    "[sarama] 2016/10/05 16:45:36 producer/broker/1005 state change to [closing] because kafka: broker not connected",
+])
+def test_a_connection_that_carried_requests_is_an_idle_close_or_a_broker_gone_and_nothing_else(paste):
+    assert _age(paste) == USED
+    titles = _titles(paste)
+    assert list(titles) == ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
+    assert titles["IDLE_CONNECTION_DROPPED"].startswith("Likely: ")
+    assert all(f.severity == "warning" for f in explained(paste).findings)
+    assert "connections.max.idle.ms" in explained(paste).findings[0].explanation
+
+
+def test_sarama_names_the_broker_whose_connection_was_closed():
+    paste = "[sarama] producer/broker/1005 state change to [closing] because kafka: broker not connected"
+    assert "broker 1005" in _titles(paste)["IDLE_CONNECTION_DROPPED"]
+
+
+@pytest.mark.parametrize("paste", [
+    "10.1.2.13:42642->10.2.3.4:9092: write: broken pipe",  # Go's net.OpError, the caller's prefix cut off
+    "KafkaJSConnectionError: Connection error: write EPIPE",  # Node's errno name for a write into a closed socket
+])
+def test_a_write_into_a_closed_socket_is_likely_an_idle_close_beside_the_first_requests_readings(paste):
+    assert _age(paste) == WROTE
+    titles = _titles(paste)
+    assert titles["IDLE_CONNECTION_DROPPED"].startswith("Likely: ")
+    assert {"SASL_REQUIRED", "TLS_EXPECTED", "BROKER_CLOSED_CONNECTION"} <= set(titles)
+
+
+@pytest.mark.parametrize("paste", [
+    "<BrokerConnection host=kafka-1.example/10.0.0.9 port=9092>: socket disconnected",  # kafka-python 1.3
+    "2026/11/26 10:00:00 failed to write messages: EOF",  # kafka-go's writer, io.EOF on the produce's answer
+])
+def test_a_close_that_does_not_say_when_adds_the_idle_reading_as_a_maybe(paste):
+    assert _age(paste) is None
+    titles = _titles(paste)
+    assert titles["IDLE_CONNECTION_DROPPED"].startswith("Maybe: ")
+    assert "TLS_EXPECTED" in titles and list(titles)[-1] == "BROKER_CLOSED_CONNECTION"
+
+
+@pytest.mark.parametrize("paste", [
+    # segmentio/kafka-go dialer.go: the connection's first exchange
+    "failed to dial: failed to open connection to kafka:9092: EOF",
+    # kafkajs: each retry, on a new connection, closed too (an idle close is followed by a reconnect that works)
+    "KafkaJSNonRetriableError\n  Caused by: KafkaJSNumberOfRetriesExceeded: Closed connection",
+    '{"level":"ERROR","logger":"kafkajs","message":"[BrokerPool] Closed connection","retryCount":1,"retryTime":614}',
+    # Sarama client.go ErrOutOfBrokers: every broker tried was closed
+    "kafka: client has run out of available brokers to talk to: EOF",
+    # the same close over and over: each new connection closed at once
+    "read: connection reset by peer\nread: connection reset by peer\nread: connection reset by peer",
+    # librdkafka names the state: the ApiVersion exchange, or up for milliseconds
+    "%3|1614780000.123|FAIL|rdkafka#producer-1| [thrd:kafka:9092/bootstrap]: kafka:9092/bootstrap: Disconnected "
+    "(after 2ms in state UP)",
+])
+def test_a_close_at_the_first_exchange_has_no_idle_reading(paste):
+    assert _age(paste) == FIRST
+    assert "IDLE_CONNECTION_DROPPED" not in ids(explained(paste))
+
+
+def test_an_idle_close_fix_names_the_clients_idle_limit_and_the_check_that_shows_it():
+    found = explained("error writing messages to t (partition 0): write tcp 10.0.0.5:1->10.0.0.9:9092: write: "
+                      "broken pipe").findings[0]
+    assert "connections.max.idle.ms" in found.fix and "--idle-check" in found.fix
+    assert "--idle-check 660" in found.explanation
