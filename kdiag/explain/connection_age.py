@@ -16,6 +16,8 @@ The words that show the connection had been used, each from its library's source
   the metadata that named it;
 - Sarama's ``kafka: broker not connected`` (``ErrNotConnected``, broker.go: a send on a broker whose connection was
   closed before it) in its producer's ``producer/broker/N state change to [closing] because ...``;
+- the Java client's ``Cancelled in-flight PRODUCE request ... due to node 1 being disconnected`` (a produce, or a
+  metadata refresh, on a broker's connection);
 - librdkafka's ``(after Nms in state UP)`` of a minute or more;
 - the same close again and again, minutes apart by the lines' own timestamps (``timestamps``): every 10 minutes is the
   broker's connections.max.idle.ms.
@@ -42,7 +44,9 @@ closed at its first exchange. None: they do not say."""
 
 # a produce or a send named on a connection the client had been using
 _USED = re.compile(r"error writing messages to \S+ \(partition \d+\)|producer/broker/\d+ state change to \[closing\] "
-                   r"because kafka: broker not connected|\bkafka: broker not connected\b", re.IGNORECASE)
+                   r"because kafka: broker not connected|\bkafka: broker not connected\b|"
+                   r"Cancelled in-flight (?:PRODUCE|METADATA) request with correlation id \d+ due to node \d+",
+                   re.IGNORECASE)
 _WROTE = re.compile(r"write: broken pipe|\bwrite EPIPE\b|Errno::EPIPE|BrokenPipeError|\[Errno 32\] Broken pipe|"
                     r"^broken pipe$", re.IGNORECASE | re.MULTILINE)
 _UP_MS = re.compile(r"after (?P<ms>\d+)ms in state UP")

@@ -119,3 +119,21 @@ def test_a_lines_own_timestamp_is_read_in_each_loggers_form(first, second, apart
     from kdiag.explain.timestamps import time_of
     assert time_of(second) - time_of(first) == pytest.approx(apart, abs=0.01)
     assert time_of("ERROR " + "y" * 80 + " happened at 2020-05-19 08:49:06") is None  # in the message, not its head
+
+
+JAVA_CANCELLED = ("[2026-11-26 10:00:00,000] INFO [Producer clientId=producer-1] Cancelled in-flight {api} request with "
+                  "correlation id 12 due to node {node} being disconnected (elapsed time since creation: 3ms, elapsed "
+                  "time since send: 3ms, throttle time: 0ms, request timeout: 30000ms) "
+                  "(org.apache.kafka.clients.NetworkClient)")
+
+
+def test_a_java_produce_cancelled_by_its_brokers_disconnect_is_a_connection_in_use():
+    # NetworkClient.cancelInFlightRequests, at INFO: a quiet producer's PRODUCE on the connection to broker 1
+    paste = JAVA_CANCELLED.format(api="PRODUCE", node=1)
+    assert _age(paste) == USED
+    assert list(_titles(paste)) == ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
+
+
+@pytest.mark.parametrize("api, node", [("API_VERSIONS", -2), ("API_VERSIONS", 1), ("FETCH", 1)])
+def test_a_java_first_exchange_or_a_busy_fetch_cancelled_is_not_read_as_an_idle_connection(api, node):
+    assert "IDLE_CONNECTION_DROPPED" not in ids(explained(JAVA_CANCELLED.format(api=api, node=node)))
