@@ -39,10 +39,13 @@ def kdiag_argv(*args: str, netns: str | None = None) -> list[str]:
     return ["ip", "netns", "exec", netns, *argv] if netns else argv
 
 
-def run_kdiag(*args: str, netns: str | None = None, timeout: float = 60, input: str | None = None) -> KdiagRun:
+def run_kdiag(*args: str, netns: str | None = None, timeout: float = 60, input: str | None = None,
+              extra_env: dict[str, str] | None = None) -> KdiagRun:
+    """``extra_env``: variables added to this process's environment for the run."""
     import time
 
-    env = {**os.environ, "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    env = {**os.environ, **(extra_env or {}),
+           "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.monotonic()
     done = subprocess.run(kdiag_argv(*args, netns=netns), capture_output=True, text=True, timeout=timeout,
                           env=env, cwd=REPO, input=input)

@@ -6,15 +6,19 @@ Spark (the ``fleet`` extra) is imported only inside ``kdiag.fleet`` (the job and
 
 from __future__ import annotations
 
+import os
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Annotated, Any, Optional
+from typing import TYPE_CHECKING, Annotated, Any, Optional
 
 import typer
 
 from kdiag.environment import DebugOption, Environment, environment
 from kdiag.exitstatus import ExitStatus, UsageError
+
+if TYPE_CHECKING:
+    from kdiag.fleet.inputs import KafkaLogin
 
 FLEET_HELP = """\
 The fleet pipeline: from millions of kdiag reports (kdiag bootstrap --output/--json, kdiag watch)
@@ -38,14 +42,19 @@ Examples:
   kdiag fleet analyze /var/log/kdiag/ tickets/*.json --out fleet-out
   kdiag fleet analyze --table /data/kdiag-table --since 2026-11-01 --out fleet-out
   kdiag fleet analyze kafka://broker:9092/kdiag-reports --out fleet-out --min-vantages 3
+  KDIAG_CRED_REPORTS_SECURITY_PROTOCOL=SASL_SSL KDIAG_CRED_REPORTS_SASL_MECHANISMS=SCRAM-SHA-512 \\
+  KDIAG_CRED_REPORTS_SASL_USERNAME=kdiag-fleet KDIAG_CRED_REPORTS_SASL_PASSWORD_FILE=/run/secrets/reports \\
+  KDIAG_CRED_REPORTS_SSL_CA_LOCATION=/etc/kafka/ca.pem \\
+    kdiag fleet analyze kafka://kafka:9093/kdiag-reports --kafka-credentials reports --out fleet-out
   kdiag fleet analyze 's3a://bucket/kdiag/*.jsonl.gz' --out fleet-out --master spark://host:7077
   spark-submit kdiag/fleet/job.py INPUT... --out DIR     # the same job on an existing cluster
 
 \b
 Exit status:
   0    the tables were written
-  2    bad input: a missing input, a topic that does not exist, --out exists (without
-       --overwrite), no Java, an unknown or unreachable --master; nothing is written then
+  2    bad input: a missing input, a topic that does not exist, a refused login (SASL
+       authentication, TLS), --out exists (without --overwrite), no Java, an unknown or
+       unreachable --master; nothing is written then
 """
 
 GENERATE_HELP = """\
@@ -64,6 +73,13 @@ MasterOption = Annotated[Optional[str], typer.Option("--master", metavar="URL", 
 VerboseOption = Annotated[bool, typer.Option("--verbose", help="Show Spark's own log and progress.")]
 OutOption = Annotated[str, typer.Option("--out", metavar="DIR", show_default=False, help="Where to write.")]
 OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace --out if it exists.")]
+KafkaCredentialsOption = Annotated[Optional[list[str]], typer.Option(
+    "--kafka-credentials", metavar="NAME[=PATTERN,...]", show_default=False,
+    help="Read the kafka:// sources on the cluster matching PATTERN (host globs, addresses, CIDRs, each maybe "
+    ":PORT; without it: the one cluster the kafka:// sources name) with the client settings "
+    "KDIAG_CRED_<NAME>_<SETTING> (as kdiag watch's: SECURITY_PROTOCOL, SASL_MECHANISMS, SASL_USERNAME, "
+    "SASL_PASSWORD[_FILE], SSL_CA_LOCATION, ...). Repeatable. A source no set is bound to is read without "
+    "credentials.")]
 
 fleet_app = typer.Typer(name="fleet", help=FLEET_HELP, short_help="Analyze a fleet's reports on Spark.",
                         no_args_is_help=True, add_completion=False, rich_markup_mode=None,
@@ -85,11 +101,13 @@ def analyze_command(
     min_vantages: Annotated[int, typer.Option("--min-vantages", metavar="K",
                                               help="Keep incidents that affected K vantages at once.")] = 1,
     overwrite: OverwriteOption = False,
+    kafka_credentials: KafkaCredentialsOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> ExitStatus:
     return run_analyze(inputs or [], out=out, master=master, since=since, until=until, min_vantages=min_vantages,
-                       overwrite=overwrite, verbose=verbose, env=environment(ctx), table=table)
+                       overwrite=overwrite, verbose=verbose, env=environment(ctx), table=table,
+                       kafka_credentials=kafka_credentials or [])
 
 
 def _progress(env: Environment, verbose: bool) -> Callable[[str], None]:
@@ -128,7 +146,8 @@ def _check_time(option: str, value: str | None) -> None:
 
 def run_analyze(inputs: list[str], *, out: str, env: Environment, master: str | None = None,
                 since: str | None = None, until: str | None = None, min_vantages: int = 1, overwrite: bool = False,
-                verbose: bool = False, table: str | None = None) -> ExitStatus:
+                verbose: bool = False, table: str | None = None, kafka_credentials: Sequence[str] = (),
+                environ: Mapping[str, str] | None = None) -> ExitStatus:
     if not inputs and table is None:
         raise UsageError("give the reports to analyze: INPUT... or --table DIR")
     _check_time("--since", since)
@@ -140,8 +159,9 @@ def run_analyze(inputs: list[str], *, out: str, env: Environment, master: str | 
     def run() -> Any:
         from kdiag.fleet.job import AnalyzeOptions, analyze
 
+        logins = kafka_logins(kafka_credentials, inputs, env=env, environ=environ)
         options = AnalyzeOptions(tuple(inputs), out, master, since, until, min_vantages, overwrite, verbose,
-                                 table=table)
+                                 table=table, kafka_logins=logins)
         return analyze(options, progress=_progress(env, verbose))
 
     result = _on_spark(run)
@@ -191,13 +211,14 @@ INGEST_EPILOG = """\
 Examples:
   kdiag fleet ingest kafka://broker:9092/kdiag-reports --table /data/kdiag-table --once
   kdiag fleet ingest /var/log/kdiag/ --table /data/kdiag-table --trigger 5m
+  kdiag fleet ingest kafka://kafka:9093/kdiag-reports --kafka-credentials reports --table /data/t --once
   kdiag fleet analyze --table /data/kdiag-table --since 2026-11-01 --out fleet-out
 
 \b
 Exit status:
   0    the sources were ingested (--once), or the ingest was stopped
-  2    bad input: a missing directory, a topic that does not exist, a table of other sources,
-       no Java, an unknown or unreachable --master
+  2    bad input: a missing directory, a topic that does not exist, a refused login (SASL
+       authentication, TLS), a table of other sources, no Java, an unknown or unreachable --master
 """
 
 
@@ -217,6 +238,7 @@ def ingest_command(
     max_records: Annotated[Optional[int], typer.Option("--max-records-per-batch", metavar="N", show_default=False,
                                                        help="Bound each batch to N Kafka records.")] = None,
     master: MasterOption = None,
+    kafka_credentials: KafkaCredentialsOption = None,
     verbose: VerboseOption = False,
     debug: DebugOption = False,
 ) -> ExitStatus:
@@ -228,13 +250,62 @@ def ingest_command(
     def run() -> Any:
         from kdiag.fleet.ingest import IngestOptions, ingest
 
-        options = IngestOptions(tuple(sources), table, once, trigger, master, verbose, max_files, max_records)
+        logins = kafka_logins(kafka_credentials or (), sources, env=env)
+        options = IngestOptions(tuple(sources), table, once, trigger, master, verbose, max_files, max_records,
+                                kafka_logins=logins)
         return ingest(options, progress=_progress(env, verbose))
 
     result = _on_spark(run)
     env.write(f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} "
               f"batches into {table}; {result.compacted_days} partitions compacted\n")
     return ExitStatus.OK
+
+
+def kafka_logins(bindings: Sequence[str], sources: Sequence[str], *, env: Environment,
+                 environ: Mapping[str, str] | None = None) -> tuple[tuple[str, KafkaLogin], ...]:
+    """Each ``kafka://`` source's credential set, by the source's text, from ``--kafka-credentials``:
+    ``NAME=PATTERN[,...]`` binds the set to the sources whose every bootstrap endpoint a pattern matches
+    (``kdiag watch --probe-credentials``' patterns); a bare ``NAME`` to the one cluster the sources
+    name. The sets are read as ``kdiag watch`` reads them (``KDIAG_CRED_<NAME>_*``) and their secrets
+    scrubbed from everything the run prints. A source no set binds gets none; a set that binds none,
+    or two sets on one source, is a usage error."""
+    from kdiag.commands.watch import credential_set_settings
+    from kdiag.fleet.inputs import KafkaLogin, parse_kafka
+    from kdiag.target import parse_bootstrap
+    from kdiag.watch.access import CredentialSet, parse_credential_binding, parse_set_name
+
+    if not bindings:
+        return ()
+    environ = os.environ if environ is None else environ
+    topics = [parse_kafka(source) for source in sources if source.startswith("kafka://")]
+    if not topics:
+        raise UsageError("--kafka-credentials goes with a kafka://BOOTSTRAP/TOPIC source")
+    endpoints = {str(topic): parse_bootstrap(topic.bootstrap) for topic in topics}
+    clusters = {frozenset((e.host.lower(), e.port) for e in found) for found in endpoints.values()}
+    logins: dict[str, KafkaLogin] = {}
+    names: set[str] = set()
+    for binding in bindings:
+        if "=" in binding:
+            name, patterns = parse_credential_binding(binding, option="--kafka-credentials")
+            bound = [t for t in topics if CredentialSet(name, patterns, {}).bound_to(endpoints[str(t)])]
+        else:
+            name, bound = parse_set_name("--kafka-credentials", binding), topics
+            if len(clusters) > 1:
+                raise UsageError(f"--kafka-credentials {binding}: the kafka:// sources name several clusters; bind "
+                                 f"the set to its own: --kafka-credentials {binding}=HOST:PORT[,...]")
+        if name in names:
+            raise UsageError(f"--kafka-credentials names the set {name} twice")
+        names.add(name)
+        if not bound:
+            raise UsageError(f"--kafka-credentials {binding}: no kafka:// source's bootstrap matches it")
+        settings = credential_set_settings(name, environ, option="--kafka-credentials")
+        env.scrub = env.scrub.adding(settings.secrets)
+        login = KafkaLogin(name, dict(settings.settings), settings.secrets)
+        for topic in bound:
+            if str(topic) in logins:
+                raise UsageError(f"{topic}: both credential sets {logins[str(topic)].name} and {name} are bound to it")
+            logins[str(topic)] = login
+    return tuple(logins.items())
 
 
 def register(app: typer.Typer) -> None:

@@ -37,10 +37,10 @@ from __future__ import annotations
 import re
 import signal
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from kdiag.fleet.inputs import InputError, KafkaInput, parse_kafka
+from kdiag.fleet.inputs import InputError, KafkaInput, KafkaLogin, parse_kafka, with_logins
 from kdiag.fleet.table import CHECKPOINT, TABLE_FORMAT, Table
 
 COMPACTING = "_compacting"
@@ -72,6 +72,7 @@ class IngestOptions:
     max_files_per_batch: int | None = None
     max_records_per_batch: int | None = None
     shuffle_partitions: int | None = None
+    kafka_logins: tuple[tuple[str, KafkaLogin], ...] = field(default=(), repr=False)  # kafka://... -> its set
 
 
 @dataclass(frozen=True)
@@ -180,6 +181,7 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
     from pyspark.sql import functions as F
 
     from kdiag.fleet.job import not_blank
+    from kdiag.fleet.kafka_security import spark_options
 
     frames = []
     for directory in directories:
@@ -196,8 +198,8 @@ def stream_text(spark: Any, directories: Sequence[str], topics: Sequence[KafkaIn
                                                    F.expr("decode(content, 'UTF-8')").alias("value")))
     for topic in topics:
         reader = (spark.readStream.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
-                  .option("subscribe", topic.topic).option("startingOffsets", "earliest")
-                  .option("failOnDataLoss", "false"))
+                  .options(**spark_options(topic.login)).option("subscribe", topic.topic)
+                  .option("startingOffsets", "earliest").option("failOnDataLoss", "false"))
         if options.max_records_per_batch:
             reader = reader.option("maxOffsetsPerTrigger", options.max_records_per_batch)
         frames.append(reader.load().select(F.lit(str(topic)).alias("source"),
@@ -324,6 +326,7 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     check_master(options.master)
     interval = trigger_interval(options.trigger)
     directories, topics = parse_sources(options.sources)
+    topics = with_logins(topics, dict(options.kafka_logins))
     if topics:
         from kdiag.fleet.kafka_input import check_topics
 

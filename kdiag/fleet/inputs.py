@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import glob
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
 LINE_SUFFIXES = (".jsonl", ".jsonl.gz")
@@ -24,9 +25,28 @@ class InputError(ValueError):
 
 
 @dataclass(frozen=True)
+class KafkaLogin:
+    """A named credential set's client settings (librdkafka names) for the ``kafka://`` sources bound
+    to it (``--kafka-credentials NAME``); ``kdiag.fleet.kafka_security`` gives them to the clients.
+    ``secrets``: its secret values, for the run's scrubber."""
+
+    name: str
+    settings: Mapping[str, str] = field(repr=False)
+    secrets: tuple[str, ...] = field(default=(), repr=False)
+
+    @property
+    def variables(self) -> str:
+        return f"KDIAG_CRED_{self.name}_*"
+
+
+@dataclass(frozen=True)
 class KafkaInput:
+    """A report topic; ``login``: the credential set bound to its bootstrap (None: the source is read
+    without credentials). Its text (``kafka://BOOTSTRAP/TOPIC``, the table's source) never shows it."""
+
     bootstrap: str
     topic: str
+    login: KafkaLogin | None = field(default=None, compare=False, repr=False)
 
     def __str__(self) -> str:
         return f"kafka://{self.bootstrap}/{self.topic}"
@@ -43,9 +63,19 @@ class FileInputs:
 def parse_kafka(text: str) -> KafkaInput:
     parts = urlsplit(text)
     topic = parts.path.strip("/")
+    if "@" in parts.netloc:  # the URL is the table's source, stored and shown: never echo what precedes the @
+        raise InputError(f"kafka://…@{parts.netloc.rpartition('@')[2]}/{topic}: a user or password in a kafka:// "
+                         f"URL is not read (the URL is stored as the table's source); give them as a credential "
+                         f"set: --kafka-credentials NAME with KDIAG_CRED_<NAME>_*")
     if not parts.netloc or not topic or "/" in topic:
         raise InputError(f"{text}: a Kafka input is kafka://BOOTSTRAP/TOPIC (host:port[,host:port...])")
     return KafkaInput(parts.netloc, topic)
+
+
+def with_logins(topics: tuple[KafkaInput, ...], logins: Mapping[str, KafkaLogin]) -> tuple[KafkaInput, ...]:
+    """``topics``, each with the login bound to it (``logins``: by the source's ``kafka://`` text);
+    a topic no set is bound to has none."""
+    return tuple(replace(topic, login=logins.get(str(topic))) for topic in topics)
 
 
 def is_remote(path: str) -> bool:

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kdiag.fleet.inputs import FileInputs, KafkaInput, classify, is_remote
+from kdiag.fleet.inputs import FileInputs, KafkaInput, KafkaLogin, classify, is_remote, with_logins
 from kdiag.fleet.spark_tables import (ENDPOINT, findings_table, incidents_table, reachability_table, rejected_frame,
                                       rejected_rows, reports_once, stage_latency_table, vantages_table)
 from kdiag.fleet.tables import KEYS, TABLES
@@ -90,6 +90,7 @@ class AnalyzeOptions:
     html: bool = True
     shuffle_partitions: int | None = None
     table: str | None = None  # a reports table (kdiag fleet ingest) instead of, or beside, the inputs
+    kafka_logins: tuple[tuple[str, KafkaLogin], ...] = field(default=(), repr=False)  # kafka://... -> its set
 
 
 @dataclass
@@ -272,8 +273,11 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) 
 
 
 def read_text(spark: Any, files: FileInputs, topics: Sequence[KafkaInput]) -> Any:
-    """(source, value): one row per line of the line files, per whole ``*.json`` file, per Kafka record."""
+    """(source, value): one row per line of the line files, per whole ``*.json`` file, per Kafka record
+    (each topic read with its own login only)."""
     from pyspark.sql import functions as F
+
+    from kdiag.fleet.kafka_security import spark_options
 
     frames = []
     if files.lines:
@@ -283,8 +287,9 @@ def read_text(spark: Any, files: FileInputs, topics: Sequence[KafkaInput]) -> An
                       .select(F.col("_metadata.file_path").alias("source"), "value"))
     for topic in topics:
         frames.append(spark.read.format("kafka").option("kafka.bootstrap.servers", topic.bootstrap)
-                      .option("subscribe", topic.topic).option("startingOffsets", "earliest")
-                      .option("endingOffsets", "latest").option("failOnDataLoss", "false").load()
+                      .options(**spark_options(topic.login)).option("subscribe", topic.topic)
+                      .option("startingOffsets", "earliest").option("endingOffsets", "latest")
+                      .option("failOnDataLoss", "false").load()
                       .select(F.lit(str(topic)).alias("source"), F.col("value").cast("string").alias("value")))
     text = frames[0]
     for frame in frames[1:]:
@@ -401,6 +406,7 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     check_master(options.master)
     check_out(options.out, options.overwrite)
     files, topics = classify(options.inputs) if options.inputs else (FileInputs(), ())
+    topics = with_logins(topics, dict(options.kafka_logins))
     if topics:
         from kdiag.fleet.kafka_input import check_topics
 

@@ -126,13 +126,13 @@ def parse_set_name(option: str, text: str) -> str:
     return text.strip().upper()
 
 
-def parse_credential_binding(text: str) -> tuple[str, tuple[HostPattern, ...]]:
+def parse_credential_binding(text: str, *, option: str = "--probe-credentials") -> tuple[str, tuple[HostPattern, ...]]:
     """``NAME=PATTERN[,PATTERN...]``: the set's name (letters and digits) and its patterns."""
     name, equals, patterns = text.strip().partition("=")
     if not equals or not _SET_NAME.fullmatch(name.strip()):
-        raise UsageError(f"--probe-credentials takes NAME=PATTERN[,PATTERN...] with a NAME of letters and digits "
+        raise UsageError(f"{option} takes NAME=PATTERN[,PATTERN...] with a NAME of letters and digits "
                          f"(its settings are KDIAG_CRED_<NAME>_*), not {text!r}")
-    return name.strip().upper(), parse_patterns("--probe-credentials", patterns)
+    return name.strip().upper(), parse_patterns(option, patterns)
 
 
 @dataclass(frozen=True)
