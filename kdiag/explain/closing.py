@@ -10,7 +10,7 @@ from kdiag.diagnose.wording import join_words
 from kdiag.explain.connection_age import FIRST, IDLE, USED, WROTE, idle_words
 from kdiag.explain.observations import Facts
 from kdiag.explain.readings import LIKELY, MAYBE, hedged
-from kdiag.explain.sightings import ANY, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, GO
+from kdiag.explain.sightings import ANY, GO, HUNG_UP
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -109,5 +109,5 @@ def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
     return likely, said[:1].upper() + said[1:]
 
 
-CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)
+CLOSING = HUNG_UP
 """The consequences that say only the broker hung up."""

@@ -16,7 +16,11 @@ The words that show the connection had been used, each from its library's source
   the metadata that named it;
 - Sarama's ``kafka: broker not connected`` (``ErrNotConnected``, broker.go: a send on a broker whose connection was
   closed before it) in its producer's ``producer/broker/N state change to [closing] because ...``;
-- librdkafka's ``(after Nms in state UP)`` of a minute or more.
+- the Java client's ``Cancelled in-flight PRODUCE request ... due to node 1 being disconnected`` (a produce, or a
+  metadata refresh, on a broker's connection);
+- librdkafka's ``(after Nms in state UP)`` of a minute or more;
+- the same close again and again, minutes apart by the lines' own timestamps (``timestamps``): every 10 minutes is the
+  broker's connections.max.idle.ms.
 
 The words of a first exchange: a dial or a connection being opened, a TLS or SASL handshake, the ApiVersions exchange,
 a seed or bootstrap connection (Sarama's ``broker -1``, Java's node -1, kafka-python's ``node_id=bootstrap``), and a
@@ -40,12 +44,15 @@ closed at its first exchange. None: they do not say."""
 
 # a produce or a send named on a connection the client had been using
 _USED = re.compile(r"error writing messages to \S+ \(partition \d+\)|producer/broker/\d+ state change to \[closing\] "
-                   r"because kafka: broker not connected|\bkafka: broker not connected\b", re.IGNORECASE)
+                   r"because kafka: broker not connected|\bkafka: broker not connected\b|"
+                   r"Cancelled in-flight (?:PRODUCE|METADATA) request with correlation id \d+ due to node \d+",
+                   re.IGNORECASE)
 _WROTE = re.compile(r"write: broken pipe|\bwrite EPIPE\b|Errno::EPIPE|BrokenPipeError|\[Errno 32\] Broken pipe|"
                     r"^broken pipe$", re.IGNORECASE | re.MULTILINE)
 _UP_MS = re.compile(r"after (?P<ms>\d+)ms in state UP")
 UP_FOR_MS = 60000  # librdkafka's connection age past which a close is not the first exchange's
 REPEATED = 3  # the same close this many times: each new connection was closed too, which an idle close is not
+QUIET_S = 120  # closes at least this far apart, each time: a connection that worked in between, then sat idle
 
 _FIRST_EXCHANGE = re.compile(
     r"\bdial(?:ing|ed)?\b|failed to (?:open )?connect(?:ion)?\b|connect(?:ing)? to\b|open(?:ing)? (?:a )?connection|"
@@ -67,13 +74,22 @@ def after_use(groups: Iterable[Group], retried: bool = False) -> str | None:
     groups = list(groups)
     words = _words(groups)
     up = [int(ms) for ms in _UP_MS.findall(words)]
-    if (up and max(up) >= UP_FOR_MS) or _USED.search(words):
-        return USED
     closing = [g for g in groups if g.symptom in HUNG_UP]
+    if (up and max(up) >= UP_FOR_MS) or _USED.search(words) or _apart(closing):
+        return USED
     if (retried or up or _FIRST_EXCHANGE.search(words) or any(g.symptom in (ALL_DOWN, NO_NODE) for g in groups)
             or any(BOOTSTRAP in g.roles for g in closing) or sum(g.count for g in closing) >= REPEATED):
         return FIRST
     return WROTE if _WROTE.search(words) else None
+
+
+def _apart(closing: list[Group]) -> bool:
+    """Closes that came minutes apart, every time (the lines' own timestamps): the client reconnected and worked in
+    between, and the close came again after a quiet period, as an idle limit closes (every 10 minutes: the broker's
+    connections.max.idle.ms)."""
+    times = sorted(t for g in closing for t in g.times)
+    gaps = [b - a for a, b in zip(times, times[1:])]
+    return bool(gaps) and min(gaps) >= QUIET_S
 
 
 def idle_words(used: str | None) -> str:
@@ -82,10 +98,11 @@ def idle_words(used: str | None) -> str:
         return ("The client's words say it wrote into a socket the other side had already closed (a broken pipe), "
                 "which a client's first request does not meet: most likely the connection had worked and was closed "
                 "while it sat idle (IDLE_CONNECTION_DROPPED), unless the listener hung up on an earlier request.")
-    if used:
-        return ("The client's words show the connection had carried requests before it broke (a write into a socket "
-                "the other side had already closed, a produce to a partition's leader), which a listener whose "
-                "security is not the client's never allows: it was most likely closed while it sat idle.")
+    if used == USED:
+        return ("The lines show the connection had worked before it broke (a produce or a send on a connection the "
+                "client had been using, or the same close again minutes apart, the client working in between), which "
+                "a listener whose security is not the client's never allows: it was most likely closed while it sat "
+                "idle.")
     return ("No line says whether the connection had worked before: if it had, and sat idle, the broker closes it "
             "after connections.max.idle.ms (10 minutes by default) and a load balancer or NAT after its own idle "
             f"timeout ({IDLE}).")

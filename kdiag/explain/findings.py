@@ -109,10 +109,12 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
         return [_one_address_refused(built, subject)]
     if subject.finding_id == "ADVERTISED_LOOPBACK" and not context.bootstrap and subject.status in (None, "refused"):
-        others = [("BOOTSTRAP_REFUSED", BOOTSTRAP)] + ([("ADVERTISED_UNREACHABLE", ADVERTISED)]
-                                                       if subject.node_id is not None else [])  # named by the metadata
-        return same_machine(built, [BUILDERS[i](alternative(subject, role, i, subject.role_from or ""), context)
-                                    for i, role in others], subject)
+        refused = BUILDERS["BOOTSTRAP_REFUSED"](alternative(subject, BOOTSTRAP, "BOOTSTRAP_REFUSED", ""), context)
+        if subject.node_id is None:
+            return same_machine(built, refused, subject)
+        # a line naming the broker's node id: that broker is down, and, when it is the one broker, the bootstrap too
+        down = BUILDERS["ADVERTISED_UNREACHABLE"](alternative(subject, subject.role, "ADVERTISED_UNREACHABLE", ""), context)
+        return same_machine(built, down, subject, more=[refused])
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)

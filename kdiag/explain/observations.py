@@ -15,12 +15,14 @@ from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.reader import LogLine
 from kdiag.secrets import Secrets
 from kdiag.explain.sightings import CONNECT, Fact, Sighting
+from kdiag.explain.timestamps import time_of
 from kdiag.report import Endpoint
 
 MAX_EXAMPLES = 5
 MAX_GROUPS = 256
 MAX_FACTS = 256
 MAX_QUOTE = 400
+MAX_TIMES = 8
 
 _DIGITS = re.compile(r"\d+")
 _LIBRDKAFKA_HEAD = re.compile(r"^%\d\|[\d.]+\|[A-Z_]+\|[^|]*\|\s*(?:\[thrd:[^\]]*\]:\s*)?")
@@ -61,9 +63,12 @@ class Group:
     statuses: Counter[str] = field(default_factory=Counter)
     protocols: set[str] = field(default_factory=set)
     related: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # the first lines' own timestamps, in seconds (timestamps)
 
     def add(self, number: int, text: str, sighting: Sighting) -> None:
         self.count += 1
+        if len(self.times) < MAX_TIMES and (when := time_of(text)) is not None:
+            self.times.append(when)
         if sighting.up_ms is not None and self.first.up_ms is None:  # librdkafka's FAIL line after its REQTMOUT
             self.first = replace(self.first, up_ms=sighting.up_ms)
         if len(self.examples) < MAX_EXAMPLES:

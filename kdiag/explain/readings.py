@@ -19,11 +19,10 @@ A reading is a warning, never an error: an error is for what the lines show.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.observations import Group
@@ -142,12 +141,15 @@ def or_readings(subject: Subject, context: Context, builders: Mapping[str, Build
                    readings=[subject.finding_id, *ids]) for i in ids]
 
 
-def likely_or(primary: Finding, other: Finding, said: str, **evidence: object) -> list[Finding]:
-    """Two readings of one line: ``primary`` likely, ``other`` beside it; ``said`` names the other reading
-    of each as ``{other}``."""
-    readings = [primary.id, other.id]
-    return [hedged(primary, LIKELY, said.format(other=other.id), readings=readings, **evidence),
-            hedged(other, OR, said.format(other=primary.id), readings=readings, **evidence)]
+def likely_or(primary: Finding, other: Finding, said: str, *, more: Sequence[Finding] = (),
+              **evidence: object) -> list[Finding]:
+    """Readings of one line: ``primary`` likely, ``other`` (and ``more``) beside it; ``said`` names the other
+    readings of each as ``{other}``."""
+    others = [other, *more]
+    readings = [primary.id, *(o.id for o in others)]
+    return [hedged(primary, LIKELY, said.format(other=" or ".join(o.id for o in others)), readings=readings,
+                   **evidence),
+            *(hedged(o, OR, said.format(other=primary.id), readings=readings, **evidence) for o in others)]
 
 
 def both_roles(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
@@ -244,22 +246,20 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
     return likely_or(primary, other, said)
 
 
-def same_machine(primary: Finding, others: list[Finding], subject: Subject) -> list[Finding]:
+def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Sequence[Finding] = ()) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
     itself, or a client on the broker's machine whose broker is down there: its one broker, the bootstrap's address
     too (BOOTSTRAP_REFUSED), or, when the metadata named the broker by id, that broker, stopped since while others
     answered (ADVERTISED_UNREACHABLE: a cluster on one machine)."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
-    named = f", or broker {subject.node_id}, which the cluster's metadata named, stopped since" \
-        if subject.node_id is not None else ""
-    ids = [primary.id, *(o.id for o in others)]
+    there = (" and bootstraps through the same address, the broker there is down" if subject.node_id is None else
+             f", broker {subject.node_id} there is down or not listening (and when it is the one broker, the "
+             "bootstrap address that names it is refused too)")
     said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
-            f"machine, the broker there is down (its one broker, which the bootstrap address reaches too{named}). "
-            f"The other readings: {{other}}. `{confirm}`, with the client's bootstrap.servers, decides.")
-    return [hedged(primary, LIKELY, said.format(other=join_words(ids[1:])), readings=ids),
-            *(hedged(o, OR, said.format(other=join_words(i for i in ids if i != o.id)), readings=ids)
-              for o in others)]
+            f"machine{there}. The other reading is {{other}}. `{confirm}`, with the client's bootstrap.servers, "
+            "decides.")
+    return likely_or(primary, other, said, more=more)
 
 
 def loopback_name(host: str | None) -> bool:

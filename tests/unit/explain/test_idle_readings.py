@@ -92,3 +92,48 @@ def test_an_idle_close_fix_names_the_clients_idle_limit_and_the_check_that_shows
                       "broken pipe").findings[0]
     assert "connections.max.idle.ms" in found.fix and "--idle-check" in found.fix
     assert "--idle-check 660" in found.explanation
+
+
+RESETS = ("{t1} ERROR kafka: read tcp 10.0.0.5:41000->10.0.0.9:9092: read: connection reset by peer\n"
+          "{t2} ERROR kafka: read tcp 10.0.0.5:41002->10.0.0.9:9092: read: connection reset by peer\n"
+          "{t3} ERROR kafka: read tcp 10.0.0.5:41004->10.0.0.9:9092: read: connection reset by peer\n")
+
+
+def test_the_same_close_every_ten_minutes_is_the_idle_limit_not_a_listener_refusing_each_connection():
+    every_ten = RESETS.format(t1="2026-11-26 10:00:01,000", t2="2026-11-26 10:10:01,200", t3="2026-11-26 10:20:02,000")
+    assert _age(every_ten) == USED
+    assert list(_titles(every_ten)) == ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
+    at_once = RESETS.format(t1="2026-11-26 10:00:01,000", t2="2026-11-26 10:00:01,200", t3="2026-11-26 10:00:02,000")
+    assert _age(at_once) == FIRST and "IDLE_CONNECTION_DROPPED" not in _titles(at_once)
+
+
+@pytest.mark.parametrize("first, second, apart", [
+    ("2020-05-19 08:49:06,555 ERROR x", "2020-05-19 08:59:06,555 ERROR x", 600),  # log4j, Python's logging
+    ('{"level":"ERROR","timestamp":"2026-11-21T17:27:09.664Z","message":"x"}',
+     '{"level":"ERROR","timestamp":"2026-11-21T17:37:09.664Z","message":"x"}', 600),  # kafkajs's JSON
+    ("2026/11/26 10:00:00 x", "2026/11/26 10:04:00 x", 240),  # Go's log
+    ("May  7 09:30:41 host app[1]: x", "May  7 09:40:41 host app[1]: x", 600),  # syslog
+    ("%3|1557221441.432|FAIL|rdkafka#producer-1| x", "%3|1557222041.604|FAIL|rdkafka#producer-1| x", 600.172),
+])
+def test_a_lines_own_timestamp_is_read_in_each_loggers_form(first, second, apart):
+    from kdiag.explain.timestamps import time_of
+    assert time_of(second) - time_of(first) == pytest.approx(apart, abs=0.01)
+    assert time_of("ERROR " + "y" * 80 + " happened at 2020-05-19 08:49:06") is None  # in the message, not its head
+
+
+JAVA_CANCELLED = ("[2026-11-26 10:00:00,000] INFO [Producer clientId=producer-1] Cancelled in-flight {api} request with "
+                  "correlation id 12 due to node {node} being disconnected (elapsed time since creation: 3ms, elapsed "
+                  "time since send: 3ms, throttle time: 0ms, request timeout: 30000ms) "
+                  "(org.apache.kafka.clients.NetworkClient)")
+
+
+def test_a_java_produce_cancelled_by_its_brokers_disconnect_is_a_connection_in_use():
+    # NetworkClient.cancelInFlightRequests, at INFO: a quiet producer's PRODUCE on the connection to broker 1
+    paste = JAVA_CANCELLED.format(api="PRODUCE", node=1)
+    assert _age(paste) == USED
+    assert list(_titles(paste)) == ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
+
+
+@pytest.mark.parametrize("api, node", [("API_VERSIONS", -2), ("API_VERSIONS", 1), ("FETCH", 1)])
+def test_a_java_first_exchange_or_a_busy_fetch_cancelled_is_not_read_as_an_idle_connection(api, node):
+    assert "IDLE_CONNECTION_DROPPED" not in ids(explained(JAVA_CANCELLED.format(api=api, node=node)))
