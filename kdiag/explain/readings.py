@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.observations import Group
