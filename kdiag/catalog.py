@@ -203,7 +203,8 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         (ROUNDTRIP, EXPLAIN),
         "Create the topic, or enable auto.create.topics.enable on the brokers."),
     "TOPIC_AUTHORIZATION_FAILED": EntryText(
-        "The client's principal may not use the topic (ACLs).",
+        "The client's principal may not use the topic, or its consumer group (ACLs; explain reads "
+        "GROUP_AUTHORIZATION_FAILED as this too).",
         (ROUNDTRIP, EXPLAIN),
         "Grant the principal WRITE/READ on the topic (and READ on the group) with kafka-acls."),
     "ROUNDTRIP_FAILED": EntryText(

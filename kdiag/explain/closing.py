@@ -7,9 +7,10 @@ from __future__ import annotations
 import re
 
 from kdiag.diagnose.wording import join_words
+from kdiag.explain.connection_age import FIRST, IDLE, USED, WROTE, idle_words
 from kdiag.explain.observations import Facts
 from kdiag.explain.readings import LIKELY, MAYBE, hedged
-from kdiag.explain.sightings import ANY, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, GO
+from kdiag.explain.sightings import ANY, GO, HUNG_UP
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -22,47 +23,54 @@ _VERSION_EXCHANGE = re.compile(r"sync versions|api_?versions?(?:_?request| query
                                r"\bnegotiat\w* (?:the )?(?:api )?versions?|\bunexpected EOF\b", re.IGNORECASE)
 
 
-# A write on a connection the peer had already closed (EPIPE: Go's and Python's "broken pipe", node's "write EPIPE")
-# and Sarama's ErrNotConnected (a connection it had opened is gone when it sends): the connection was up, then closed
-# while it sat idle, by the broker's idle reaper (connections.max.idle.ms) or a NAT or load balancer in the path.
-_CLOSED_WHILE_IDLE = re.compile(r"broken pipe|\bEPIPE\b|\[Errno 32\]|\bbroker not connected\b", re.IGNORECASE)
-_HAD_WORKED = re.compile(r"\bbroker not connected\b")  # Sarama had opened it: its TLS and SASL had worked
-
-
-def closing_readings(facts: Facts, client: str = "", words: str = "") -> list[str]:
+def closing_readings(facts: Facts, client: str = "", words: str = "", used: str | None = FIRST) -> list[str]:
     """The causes a connection closed with no reason fits, most likely first, steered by the client's settings
     the paste shows: TLS on, the listener is most likely plaintext (the handshake's ClientHello is read as a
     request and dropped); a client that authenticates is refused, or asks for a mechanism the listener does not
     enable, not missing SASL. A Go client (Sarama, segmentio, franz-go) or a line any client prints (a bare EOF, a
     reset) says the same words whichever side spoke TLS: with no TLS setting in the paste, a TLS client at a plaintext
     listener is a reading too. ``words`` (the client's lines) saying it was asking for the broker's versions add an
-    older broker's reading (``_VERSION_EXCHANGE``); a write on a connection already closed puts one closed while idle
-    first (``_CLOSED_WHILE_IDLE``), alone with the broker's closing when the connection had worked."""
-    if _HAD_WORKED.search(words):
-        return ["IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
-    idle = ["IDLE_CONNECTION_DROPPED"] if _CLOSED_WHILE_IDLE.search(words) else []
+    older broker's reading (``_VERSION_EXCHANGE``). What the lines show of the connection's age (``used``,
+    ``connection_age.after_use``) places the idle reading: a connection that had carried requests (USED) was closed
+    while idle, or by a broker that went away, for no security mismatch ends a connection that worked; a write into a
+    closed socket (WROTE) is most likely that, before the others; lines that do not say (None) add it after them."""
+    if used == USED:
+        return [IDLE, "BROKER_CLOSED_CONNECTION"]
+    if used == WROTE:
+        return [IDLE, *[i for i in closing_readings(facts, client, words) if i != IDLE]]
+    idle = [IDLE] if used is None else []
     sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else ["SASL_REQUIRED"]
     older = ["BROKER_TOO_OLD"] if _VERSION_EXCHANGE.search(words) else []
     if facts.tls:
-        return [*idle, "TLS_UNEXPECTED", *sasl, *older, "BROKER_CLOSED_CONNECTION"]
+        return ["TLS_UNEXPECTED", *sasl, *older, *idle, "BROKER_CLOSED_CONNECTION"]
     either_way = ["TLS_UNEXPECTED"] if facts.tls is None and client in (GO, ANY) else []
     first = [*sasl, "TLS_EXPECTED"] if facts.tls is False or facts.sasl else ["TLS_EXPECTED", *sasl]
-    return [*idle, *first, *either_way, *older, "BROKER_CLOSED_CONNECTION"]
+    return [*first, *either_way, *older, *idle, "BROKER_CLOSED_CONNECTION"]
 
 
-def closed_connection(subject: Subject, context: Context, built: dict[str, Finding]) -> list[Finding]:
+def closed_connection(subject: Subject, context: Context, built: dict[str, Finding], used: str | None = FIRST
+                      ) -> list[Finding]:
     """The broker hung up and the client says no more: each security mismatch that ends so is a reading. With the
-    client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one."""
+    client's TLS switch on in the paste, TLS_UNEXPECTED is the likely one; with lines that show the connection had
+    carried requests (``used``), the idle close is."""
     ids = list(built)
     confirm = context.confirm(fallback=subject.endpoint)
+    if used == USED:
+        words = (f"{idle_words(USED)} A broker that restarted or went away ends such a connection the same way "
+                 f"(BROKER_CLOSED_CONNECTION). `{confirm} --idle-check 660` on the client's machine holds a connection "
+                 "idle past the broker's 10 minutes and says whether it is closed or dropped.")
+        return [hedged(finding_, LIKELY if finding_.id == IDLE else MAYBE, words, readings=ids)
+                for finding_ in built.values()]
     likely, why = listener_hints(subject, context.facts)
     likely &= set(ids)
     verb = "is the likely reading" if len(likely) == 1 else "are the likely readings"
     settings = f" {why}, so {join_words(sorted(likely))} {verb}." if likely else ""
-    when = "" if "IDLE_CONNECTION_DROPPED" in ids else " after its first request"
-    words = (f"The client says only that the broker closed the connection{when}, and a listener does that for more "
-             f"than one reason: {join_words(ids)} each end the same way.{settings} `{confirm}` on the client's machine "
-             "decides (it reads the listener's first answer itself).")
+    likely |= {IDLE} if used == WROTE else set()
+    first = [i for i in ids if i != IDLE]
+    idle = f" {idle_words(used)}" if IDLE in ids else ""
+    words = ("The client says only that the broker closed the connection, and at a connection's first request a "
+             f"listener does that for more than one reason: {join_words(first)} each end the same way.{idle}{settings} "
+             f"`{confirm}` on the client's machine decides (it reads the listener's first answer itself).")
     return [hedged(finding_, LIKELY if finding_.id in likely else MAYBE, words, readings=ids)
             for finding_ in built.values()]
 
@@ -101,5 +109,5 @@ def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
     return likely, said[:1].upper() + said[1:]
 
 
-CLOSING = (CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED)
+CLOSING = HUNG_UP
 """The consequences that say only the broker hung up."""

@@ -30,11 +30,13 @@ from kdiag.diagnose.hosts import (CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBA
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
+from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (alternative, both_roles, family_split_reading, ipv6_refused, likely, loopback_name,
-                                    or_reading, or_readings, other_readings, same_machine, terminated_during_authentication)
+from kdiag.explain.readings import (alternative, both_roles, family_split_reading, heap_exhausted, ipv6_refused, likely,
+                                    loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
+                                    same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -94,8 +96,9 @@ def findings_from(seen: Observations) -> list[Finding]:
         findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
     findings.extend(from_metadata(context, kept))
     findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
-    if not findings:
-        findings.extend(consequences_only(context))
+    if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone
+        findings.extend(consequences_only(context) + mixed_listeners(context, BUILDERS)
+                        + heap_exhausted(context, BUILDERS))
     return findings
 
 
@@ -125,6 +128,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         if other_id != subject.finding_id:
             other = alternative(subject, role, other_id, subject.role_from or "")
             return both_roles(built, BUILDERS[other_id](other, context), subject)
+    if subject.finding_id == "SASL_MECHANISM_MISMATCH" and on_reauthentication(subject, context):
+        return [reauthentication_refused(built, subject)]
     if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
             and not facts.tls:
         return [terminated_during_authentication(built)]
@@ -213,6 +218,8 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
             host, port = facts.brokers[node_id].host, facts.brokers[node_id].port
             finding_id = _finding_id(replace(group, first=replace(first, host=host, port=port)), role, facts)
+        elif port is None and node_id in facts.brokers:  # a name alone (a resolver's words): the port listed with it
+            port = facts.brokers[node_id].port
         if subject is None:
             merged[key] = Subject(finding_id, (group,), host, port, node_id, role, role_from, guessed)
         else:

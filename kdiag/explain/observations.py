@@ -15,12 +15,14 @@ from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.reader import LogLine
 from kdiag.secrets import Secrets
 from kdiag.explain.sightings import CONNECT, Fact, Sighting
+from kdiag.explain.timestamps import time_of
 from kdiag.report import Endpoint
 
 MAX_EXAMPLES = 5
 MAX_GROUPS = 256
 MAX_FACTS = 256
 MAX_QUOTE = 400
+MAX_TIMES = 8
 
 _DIGITS = re.compile(r"\d+")
 _LIBRDKAFKA_HEAD = re.compile(r"^%\d\|[\d.]+\|[A-Z_]+\|[^|]*\|\s*(?:\[thrd:[^\]]*\]:\s*)?")
@@ -61,9 +63,12 @@ class Group:
     statuses: Counter[str] = field(default_factory=Counter)
     protocols: set[str] = field(default_factory=set)
     related: list[str] = field(default_factory=list)
+    times: list[float] = field(default_factory=list)  # the first lines' own timestamps, in seconds (timestamps)
 
     def add(self, number: int, text: str, sighting: Sighting) -> None:
         self.count += 1
+        if len(self.times) < MAX_TIMES and (when := time_of(text)) is not None:
+            self.times.append(when)
         if sighting.up_ms is not None and self.first.up_ms is None:  # librdkafka's FAIL line after its REQTMOUT
             self.first = replace(self.first, up_ms=sighting.up_ms)
         if len(self.examples) < MAX_EXAMPLES:
@@ -115,14 +120,17 @@ class Facts:
     security: str | None = None  # the security.protocol the client's configuration in the paste shows
     tls_switch: bool = False  # a command line's or a configuration's TLS switch (--ssl, -tls, ssl: true)
     sasl_settings: bool = False  # SASL settings in the client's configuration (sasl.mechanism=..., sasl: {...})
+    sasl_reauth: bool = False  # a SASL session with a lifetime: the connection logged in and re-authenticates (KIP-368)
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
+    retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
     taken: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # an address another broker id holds
 
     def add(self, number: int, text: str, fact: Fact) -> None:
-        if fact.kind in ("kerberos", "sasl", "sasl_setting", "tls", "security", "listener_sasl", "listener_tls"):
+        if fact.kind in ("kerberos", "sasl", "sasl_setting", "sasl_reauth", "tls", "security", "listener_sasl",
+                         "listener_tls", "retried"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -156,12 +164,16 @@ class Facts:
             self.sasl_seen = True
         elif fact.kind == "sasl_setting":
             self.sasl_settings = True
+        elif fact.kind == "sasl_reauth":
+            self.sasl_reauth = self.sasl_seen = True
         elif fact.kind == "tls":
             self.tls_switch = True
         elif fact.kind == "listener_sasl":
             self.listener_sasl = True
         elif fact.kind == "listener_tls":
             self.listener_tls = True
+        elif fact.kind == "retried":
+            self.retried = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

@@ -23,9 +23,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.shared import consequence_sentence, with_confirm
-from kdiag.explain.sightings import NOT_IN_METADATA
+from kdiag.explain.observations import Group
+from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, NOT_IN_METADATA, UNKNOWN, Sighting
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -53,6 +55,14 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
+                           "(hostname verification)"),
+    "TLS_CERT_UNTRUSTED+openssl": ("the client trusts that issuer itself (the intermediate given to it, or a root that "
+                                   "signs broker certificates directly, as Strimzi's own cluster CA does)"),
+    "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
+                              "its trust store, a chain sent without its intermediate)"),
+    "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
+                        "replica alive to lead it)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
@@ -176,6 +186,53 @@ def well_known_port(context: Context) -> Finding | None:
                    data, with_confirm(fix, confirm))
 
 
+def mixed_listeners(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The bootstrap list names one host at two ports or more, and no line says what failed: two listeners of one
+    broker (PLAINTEXT on 9092 beside SSL or SASL on 9093/9094), of which a client with one security protocol speaks
+    only one; each mismatch at the other port is a *Maybe* reading."""
+    ports: dict[str, list[int]] = {}
+    for endpoint in context.bootstrap:
+        ports.setdefault(endpoint.host, []).append(endpoint.port)
+    host, seen = next(((h, p) for h, p in ports.items() if len(set(p)) > 1), (None, []))
+    if host is None:
+        return []
+    other = next((p for p in seen if p != DEFAULT_PLAINTEXT_PORT), seen[-1])  # Kafka's default listener is 9092's
+    facts = context.facts
+    ids = ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"] + ([] if facts.sasl else ["SASL_REQUIRED"])
+    confirm = context.confirm()
+    said = (f"The client's bootstrap list names {host} at ports {join_words(str(p) for p in dict.fromkeys(seen))}: "
+            "two listeners of one broker, and a client with one security protocol speaks to only one of them. When "
+            f"it picks {host}:{other} and that listener's security is not the client's, it fails there "
+            f"({join_words(ids)}). List only the listener the client's settings are for. `{confirm}` decides.")
+    quiet = replace(context, consequences=())
+    number, text = next((n, t) for n, endpoints, t in facts.bootstrap_runs if any(e.host == host for e in endpoints))
+    shown = Group(Sighting(NOT_IN_METADATA, ANY, host, other, role=BOOTSTRAP), 1, [(number, text)], clients=[ANY])
+    return [hedged(builders[i](Subject(i, (shown,), host, other, None, BOOTSTRAP), quiet), MAYBE, said, readings=ids)
+            for i in ids]
+
+
+DEFAULT_PLAINTEXT_PORT = 9092
+
+
+def heap_exhausted(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """A JVM's ``OutOfMemoryError: Java heap space`` with no frame that says where, and no line that names a cause: a
+    Java client without TLS at a TLS listener reads the TLS alert's first bytes as a 352 MB response size and dies so
+    (KAFKA-4090), a *Maybe* reading beside the process simply needing more heap."""
+    groups = tuple(g for g in context.consequences if g.symptom == HEAP_EXHAUSTED)
+    if not groups or context.facts.tls:
+        return []
+    endpoint = context.bootstrap[0] if context.bootstrap else None
+    confirm = context.confirm(fallback=endpoint, protocol="SSL")
+    said = ("A JVM ran out of heap and no line says where. A Kafka client in it that speaks plaintext to a TLS "
+            "listener reads the listener's TLS alert (0x15 0x03 ...) as a response size of about 352 MB and dies so "
+            "(KAFKA-4090: the stack trace, when shown, runs through NetworkReceive.readFrom); otherwise the process "
+            f"needs more heap. `{confirm}` decides whether the port speaks TLS.")
+    built = builders["TLS_EXPECTED"](Subject("TLS_EXPECTED", groups, endpoint.host if endpoint else None,
+                                             endpoint.port if endpoint else None, None, BOOTSTRAP if endpoint else
+                                             UNKNOWN), replace(context, consequences=()))
+    return [hedged(built, MAYBE, said, readings=["TLS_EXPECTED"])]
+
+
 def alternative(subject: Subject, role: str, finding_id: str, role_from: str) -> Subject:
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
@@ -192,7 +249,9 @@ def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Fin
 
 def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Sequence[Finding] = ()) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
-    itself, or a client on the broker's machine whose one broker is down (the bootstrap is the same address)."""
+    itself, or a client on the broker's machine whose broker is down there: its one broker, the bootstrap's address
+    too (BOOTSTRAP_REFUSED), or, when the metadata named the broker by id, that broker, stopped since while others
+    answered (ADVERTISED_UNREACHABLE: a cluster on one machine)."""
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
     there = (" and bootstraps through the same address, the broker there is down" if subject.node_id is None else
              f", broker {subject.node_id} there is down or not listening (and when it is the one broker, the "

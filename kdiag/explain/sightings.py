@@ -53,6 +53,7 @@ BOOTSTRAP_DISCONNECTED = "bootstrap_disconnected"  # Java: Bootstrap broker h:p 
 CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: EOF (the broker hung up, no reason)
 ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
 FLUSH_TIMEOUT = "flush_timeout"  # Kafka Connect: a source task's producer did not flush its records in time
+HEAP_EXHAUSTED = "heap_exhausted"  # a JVM's OutOfMemoryError: Java heap space, no frame says where
 
 # Answers that the request belongs to another broker: transient while leaders move, and every time when a broker's
 # address reaches another broker. Neither a cause nor a consequence alone (``misdirected`` reads them together).
@@ -61,7 +62,8 @@ NOT_COORDINATOR = "not_coordinator"  # NOT_COORDINATOR (16): this broker does no
 ANSWERED_ELSEWHERE = frozenset({NOT_LEADER, NOT_COORDINATOR})
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT, HEAP_EXHAUSTED})
+HUNG_UP = frozenset({CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED})  # the consequences that say only the broker hung up
 
 # Roles of the endpoint a line is about.
 BOOTSTRAP = "bootstrap"
@@ -80,6 +82,7 @@ AIOKAFKA = "aiokafka"
 BROKER = "broker"  # the broker's own log, about what a client sent it
 ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
+OPENSSL = "openssl"  # openssl s_client's report of a broker's TLS (the chain it sent)
 OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
 
 
@@ -238,14 +241,25 @@ CONTEXT_LINES = 40
 """How far below a Java connection line its exception lines may come and still be about it."""
 
 
-def size_sighting(sighting: Sighting, size: int) -> Sighting:
-    """What a bogus "response size" says about the bytes the port sent first."""
+def size_sighting(sighting: Sighting, size: int, limit: int | None = None) -> Sighting | None:
+    """What a bogus "response size" says about the bytes the port sent first; None when they are a Kafka frame's.
+
+    A TLS record's or a text protocol's first four bytes read as a length are huge; a real broker's response
+    just over the client's limit (``limit``: librdkafka's receive.message.max.bytes, ``(0..N)`` in its line) is
+    a size setting, not a foreign peer: its first byte is small and its size within a few times the limit."""
     raw = (size & 0xFFFFFFFF).to_bytes(4, "big")
     if raw[0] in (0x15, 0x16) and raw[1] == 0x03:
         return replace(sighting, symptom=PLAINTEXT_ON_TLS, detail=f"response size {size}: a TLS record")
     text = raw.decode("latin-1")
+    if limit and 0 < limit < size <= KAFKA_FRAME_SLACK * limit and not text.isprintable():
+        return None
     speaks = {"HTTP": "HTTP", "SSH-": "SSH"}.get(text)
     return replace(sighting, detail=f"response size {size}" + (f": {speaks}" if speaks else ""))
+
+
+KAFKA_FRAME_SLACK = 2
+"""How many times the client's size limit a response may be and still be read as a real broker's (a Fetch answer
+that overshoots the limit by its framing, librdkafka before 1.0 when fetch.max.bytes did not exist)."""
 
 
 def with_connection(scan: ScanState, sighting: Sighting) -> Sighting:
@@ -283,6 +297,8 @@ class ScanState:
     config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
     env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
+    netty_side: tuple[int, str] | None = None  # (line, "server" | "client"): the last ZooKeeper connection logger named
+    chain: list[str | int] | None = None  # openssl s_client's "Certificate chain": [deepest depth, subject 0, issuer 0]
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

@@ -13,6 +13,7 @@ from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
 from kdiag.explain.closing import CLOSING, closed_connection, closing_readings
+from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
@@ -167,14 +168,15 @@ def consequences_only(context: Context) -> list[Finding]:
         if host is None and len(context.bootstrap) == 1:
             host, port = context.bootstrap[0].host, context.bootstrap[0].port
         words = " ".join([*(g.first.detail or "" for g in closing), *(t for g in closing for _, t in g.examples)])
-        readings = closing_readings(context.facts, first.client, words)
+        used = after_use(context.consequences, context.facts.retried)
+        readings = closing_readings(context.facts, first.client, words, used)
         if BOOTSTRAP_DISCONNECTED in symptoms:  # Java logs a filtered connect's timeout only at INFO
             readings.append("BOOTSTRAP_TIMEOUT")
         built = {}
         for finding_id in readings:
-            subject = Subject(finding_id, tuple(closing), host, port, None, BOOTSTRAP if host else UNKNOWN)
+            subject = Subject(finding_id, tuple(closing), host, port, first.node_id, BOOTSTRAP if host else first.role)
             built[finding_id] = BUILDERS[finding_id](subject, replace(context, consequences=()))
-        found.extend(closed_connection(Subject("", tuple(closing), host, port), context, built))
+        found.extend(closed_connection(Subject("", tuple(closing), host, port), context, built, used))
     port_reading = well_known_port(context)
     if port_reading is not None:
         found.append(port_reading)

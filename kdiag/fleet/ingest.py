@@ -9,12 +9,14 @@ The table (``--table DIR``) is plain Parquet that any engine reads (Spark, DuckD
     DIR/_kdiag_table.json                               the table's format and its sources
 
 How each record lands once: the stream runs ``foreachBatch``; batch N (its input fixed by the offset
-log before it runs: the same Kafka offsets, the same files when it is run again) is written with
-dynamic partition overwrite into the partitions ``batch=N`` only, so running batch N again after a
-crash replaces what its first run wrote instead of adding to it; Spark records N in ``commits/``
-after the function returns, and the next run starts at N + 1 (or re-runs N). The plain Parquet file
-sink (its ``_spark_metadata`` log) would give the same guarantee for one output, but not for two (the
-reports and the rejected) from one read of the source, and every reader would have to honour its log.
+log before it runs: the same Kafka offsets, the same files when it is run again) is read, parsed and
+written once, into the hidden ``DIR/_batch/`` partitioned by day (the rejected by reason), and its
+directories are then moved into place as the partitions ``batch=N`` only, replacing what an earlier run
+of batch N left there, so running batch N again after a crash replaces what its first run wrote instead
+of adding to it; Spark records N in ``commits/`` after the function returns, and the next run starts at
+N + 1 (or re-runs N). The plain Parquet file sink (its ``_spark_metadata`` log) would give the same
+guarantee for one output, but not for two (the reports and the rejected) from one read of the source,
+and every reader would have to honour its log.
 
 No watermark: a report that arrives days late is written into its own day's partition like any other
 (the tables are recomputed over the whole table by ``analyze``, so nothing is ever finalized early).
@@ -22,9 +24,10 @@ Duplicates (a sidecar's at-least-once re-delivery, a ticket's copy) are kept in 
 and ``analyze`` removes them by ``report_id``, exactly, over the whole table.
 
 Compaction: a batch writes a few files per day it touches. When a day holds ``COMPACT_AT`` batch
-directories or more (and at the end of every run), its committed batches (never one a crash or a stop
-left half-written: it runs again) are rewritten into one directory ``batch=cA-B`` (the batches A to B),
-then the covered directories are deleted; directories compacted before are left alone until a day has
+directories or more (and at the end of every run), its committed small batches (under
+``SMALL_BATCH_BYTES``; never one a crash or a stop left half-written: it runs again) are rewritten into
+one directory ``batch=cA-B`` (the batches A to B), then the covered directories are deleted; a full
+batch's directory is left as written, and directories compacted before are left alone until a day has
 ``COMPACT_AT`` of them (an incremental run rewrites what it added, not the day). The rule
 "``batch=cA-B`` covers every other batch directory within A..B of its day" is applied at the start of
 every run, so a crash between the rename and the deletes leaves nothing counted twice for long
@@ -48,12 +51,25 @@ COMPACT_AT = 16
 """A day's batch directories that make it due for compaction while a continuous ingest runs."""
 ROWS_PER_FILE = 500_000
 """Compacted files hold about this many reports (about 100 MB of Parquet)."""
+CONCURRENT_WRITERS = 32
+"""Parquet files a task writes at once (a day each; more days than this: the rest sorted first)."""
+UNIQUE_COLUMNS = ("key", "ts", "report", "stages.list.element.duration_ms",
+                  "brokers.list.element.tcp.duration_ms")
+PARQUET = {f"parquet.enable.dictionary#{column}": "false" for column in UNIQUE_COLUMNS}
+"""The Parquet writer's settings of both tables: no dictionary for the columns whose values are nearly
+all different (each report's id, time, JSON, and the measured durations): the writer hashed and compared
+every value into a dictionary it then abandoned for plain encoding."""
+SMALL_BATCH_BYTES = 64 << 20
+"""A day's batch directory smaller than this is compacted; a larger one (a batch of 2 GiB of JSON writes
+about 300 MB a day in files of tens of MB) is not rewritten: that would cost what writing it did, for
+files no fewer (an incremental run of 200,000 reports' table rewrote the full batch with its 5 %)."""
 LINE_GLOB = "*.{jsonl,jsonl.gz}"
 WHOLE_GLOB = "*.json"
 BINARY_FILE = "path string, modificationTime timestamp, length long, content binary"
 BATCH_BYTES = 2 << 30
 """A batch reads at most about this many bytes of a directory's files (unless --max-files-per-batch is
-given): its records are held (memory, then local disk) while the batch writes both tables."""
+given): what a batch writes (into ``STAGED``) before its directories move into place; a run stopped
+mid-batch reads that batch again."""
 NEVER_TOO_OLD = "36500d"
 """The file source's maxFileAge: Spark's default (7 days) silently skips a new file whose modification
 time is more than 7 days older than the newest file it has seen: a spool copying files with their
@@ -226,27 +242,52 @@ def check_table(table: Table, sources: Sequence[str]) -> None:  # sources as par
                          "sources in the same order (the checkpoint holds their offsets), or another --table")
 
 
+STAGED = "_batch"
+"""The hidden directory a batch is written into, once, before its parts move into the two tables."""
+REJECTED_DAY = "rejected-"
+"""The staged partition of the records rejected for a reason: ``day=rejected-REASON``."""
+
+
 def write_batch(table: Table, batch: Any, batch_id: int) -> tuple[int, int]:
-    """Batch ``batch_id`` into its own partitions ``batch=N`` of both tables (dynamic overwrite: run
-    again, it replaces them). (accepted, rejected) counts."""
-    from pyspark import StorageLevel
+    """Batch ``batch_id`` into its own partitions ``batch=N`` of both tables; (accepted, rejected)
+    counts. The records are read, parsed and written once, into ``STAGED`` partitioned by day, the
+    rejected into ``day=rejected-REASON``; then each day's directory is moved into the reports as
+    ``day=D/batch=N`` (replacing what a crashed run of the batch left there), and the rejected, usually
+    few, are rewritten as the rejected table's ``batch=N``. Holding the batch instead (a cache read by
+    both writes) copied every report's text twice more (in, out) and spilled it to disk."""
     from pyspark.sql import functions as F
 
     from kdiag.fleet.job import classified, report_rows
 
-    records = classified(batch, keep_text=True).persist(StorageLevel.MEMORY_AND_DISK)
-    try:
-        reports = report_rows(records, "source", F.col("value").alias("report"),
-                              F.date_format("ts", "yyyy-MM-dd").alias("day"), F.lit(str(batch_id)).alias("batch"))
-        reports.write.mode("overwrite").partitionBy("day", "batch").parquet(table.reports)
-        rejected = (records.where(F.col("reason").isNotNull())
-                    .select("source", "reason", "value", F.lit(str(batch_id)).alias("batch")))
+    spark, staged = table.spark, f"{table.root}/{STAGED}"
+    day = F.when(F.col("reason").isNull(), F.date_format("ts", "yyyy-MM-dd")).otherwise(
+        F.concat(F.lit(REJECTED_DAY), "reason"))
+    rows = report_rows(classified(batch, keep_text=True), "source", F.col("value").alias("report"), day.alias("day"),
+                       accepted_only=False)
+    table.delete(staged)
+    rows.write.options(**PARQUET).mode("overwrite").partitionBy("day").parquet(staged)
+    parts = [name for name in table.children(staged) if name.startswith("day=")]
+    rejected_parts = [name for name in parts if name.startswith(f"day={REJECTED_DAY}")]
+    counts = {True: 0, False: 0}
+    if parts:
+        for row in (spark.read.option("basePath", staged).parquet(*[f"{staged}/{name}" for name in parts])
+                    .groupBy(F.col("day").startswith(REJECTED_DAY).alias("rejected")).count().collect()):
+            counts[row["rejected"]] = row["count"]
+    if rejected_parts:
+        rejected = (spark.read.option("basePath", staged).parquet(*[f"{staged}/{name}" for name in rejected_parts])
+                    .select("source", F.expr(f"substring(day, {len(REJECTED_DAY) + 1})").alias("reason"),
+                            F.col("report").alias("value"), F.lit(str(batch_id)).alias("batch")))
         rejected.write.mode("overwrite").partitionBy("batch").parquet(table.rejected)
-        counts = records.agg(F.count_if(F.col("reason").isNull()).alias("accepted"),
-                             F.count_if(F.col("reason").isNotNull()).alias("rejected")).collect()[0]
-    finally:
-        records.unpersist()
-    return counts["accepted"], counts["rejected"]
+    for name in parts:
+        if name in rejected_parts:
+            continue
+        target = f"{table.reports}/{name}/batch={batch_id}"
+        table.delete(target)
+        table.mkdirs(f"{table.reports}/{name}")
+        if not table.rename(f"{staged}/{name}", target):
+            raise InputError(f"cannot move batch {batch_id}'s reports into {table.reports}/{name}")
+    table.delete(staged)
+    return counts[False], counts[True]
 
 
 # --- compaction ---------------------------------------------------------------------------------
@@ -272,6 +313,7 @@ def settle(table: Table) -> None:
     other batch directory whose batches lie within A..B, which is deleted; leftover ``_compacting``
     work is deleted."""
     table.delete(f"{table.root}/{COMPACTING}")
+    table.delete(f"{table.root}/{STAGED}")
     for directory in _partition_dirs(table):
         batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
         ranges = [(first, last, name) for name, (is_compacted, first, last) in batches if is_compacted]
@@ -286,34 +328,52 @@ def committed(table: Table) -> int:
     return max(numbers, default=-1)
 
 
+def compaction_runs(batches: Sequence[tuple[str, bool, int, int, int]], *, below: int,
+                    at_least: int) -> list[list[tuple[str, int, int]]]:
+    """Which of a directory's batch directories ``(name, compacted, first, last, bytes)`` to merge, as
+    runs of neighbours, each run into one ``batch=cA-B``. Due: the committed small ones (under
+    SMALL_BATCH_BYTES, numbered below ``below``) when there are ``at_least`` of them, and the compacted
+    ones when there are ``COMPACT_AT``. A large batch directory (a full batch's files, tens of MB each)
+    is left as it is: rewriting it would cost what writing it did and make its files no fewer; a run
+    never spans one (nor a batch not yet committed), since ``batch=cA-B`` covers every batch within A..B."""
+    fresh = {name for name, compacted, _, last, size in batches
+             if not compacted and last < below and size < SMALL_BATCH_BYTES}
+    done = {name for name, compacted, _, _, _ in batches if compacted}
+    due = (fresh if len(fresh) >= max(at_least, 2) else set()) | (done if len(done) >= COMPACT_AT else set())
+    runs: list[list[tuple[str, int, int]]] = [[]]
+    for name, _, first, last, _ in sorted(batches, key=lambda batch: (batch[2], batch[3])):
+        if name in due:
+            runs[-1].append((name, first, last))
+        elif runs[-1]:
+            runs.append([])
+    return [run for run in runs if len(run) >= 2]
+
+
 def compact(table: Table, *, below: int, at_least: int) -> int:
-    """In each directory, rewrites the batches numbered below ``below`` (committed: never the one a
-    crash or a stop left half-written, which runs again) into one ``batch=cA-B`` when there are
+    """In each directory, rewrites the small batches numbered below ``below`` (committed: never the one
+    a crash or a stop left half-written, which runs again) into one ``batch=cA-B`` when there are
     ``at_least`` of them, leaving the directories compacted before alone (a run that adds 5 % to a day
-    rewrites that 5 %, not the day) until there are ``COMPACT_AT`` of those, which are merged too.
-    Returns how many directories were compacted."""
+    rewrites that 5 %, not the day) until there are ``COMPACT_AT`` of those, which are merged too
+    (``compaction_runs``). Returns how many directories were compacted."""
     spark = table.spark
-    due: dict[str, list[tuple[str, int, int]]] = {}
+    due: list[tuple[str, list[tuple[str, int, int]]]] = []
     for directory in _partition_dirs(table):
-        batches = [(name, parsed) for name in table.children(directory) if (parsed := _batch_range(name))]
-        fresh = [(name, first, last) for name, (compacted, first, last) in batches if not compacted and last < below]
-        done = [(name, first, last) for name, (compacted, first, last) in batches if compacted]
-        chosen = (fresh if len(fresh) >= max(at_least, 2) else []) + (done if len(done) >= COMPACT_AT else [])
-        if len(chosen) >= 2:
-            due[directory] = chosen
-    for directory, chosen in due.items():
+        batches = [(name, *parsed, table.size(f"{directory}/{name}"))
+                   for name in table.children(directory) if (parsed := _batch_range(name))]
+        due += [(directory, run) for run in compaction_runs(batches, below=below, at_least=at_least)]
+    for directory, chosen in due:
         first, last = min(c[1] for c in chosen), max(c[2] for c in chosen)
         work = f"{table.root}/{COMPACTING}/{first}-{last}"
         frame = spark.read.parquet(*[f"{directory}/{name}" for name, _, _ in chosen])
         frame = frame.drop(*[column for column in ("day", "batch") if column in frame.columns])
         files = max(1, -(-frame.count() // ROWS_PER_FILE))
-        frame.coalesce(files).write.mode("overwrite").parquet(work)
+        frame.coalesce(files).write.options(**PARQUET).mode("overwrite").parquet(work)
         if not table.rename(work, f"{directory}/batch=c{first}-{last}"):
             raise InputError(f"cannot move the compacted batches into {directory}")
         for name, _, _ in chosen:  # from here on batch=c{first}-{last} covers them (settle finishes this after a crash)
             table.delete(f"{directory}/{name}")
         table.delete(f"{table.root}/{COMPACTING}")
-    return len(due)
+    return len({directory for directory, _ in due})
 
 
 # --- the run ------------------------------------------------------------------------------------
@@ -339,9 +399,10 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     spark = spark_session(options, kafka=bool(topics), small=new_bytes is not None and new_bytes < SMALL_INPUT_BYTES)
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
-    # a batch's records are cached with each report's text: compressing the cache would hash and copy
-    # every text looking for a dictionary (a tenth of an ingest's CPU, profiled) for a column of unique values
-    spark.conf.set("spark.sql.inMemoryColumnarStorage.compressed", "false")
+    # a batch is written by day with a writer open per day a task meets, instead of sorting its rows
+    # (each with its report's text) by day first: the sort needs the write planned by Spark's optimizer
+    spark.conf.set("spark.sql.optimizer.plannedWrite.enabled", "false")
+    spark.conf.set("spark.sql.maxConcurrentOutputFileWriters", str(CONCURRENT_WRITERS))
     table = Table(spark, table_root)
     check_table(table, [*directories, *map(str, topics)])
     settle(table)

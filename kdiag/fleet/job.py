@@ -14,7 +14,8 @@ narrow rows per (cluster, vantage) in time order (``stream_frame``, cached) serv
 incidents and vantages; the six tables' jobs run at once, with built-in functions and window functions
 only (no Python UDF, nothing collected to the driver but the rejected samples, which are scrubbed of
 secrets in Python, and the small tables the views draw).
-Adaptive query execution sizes every shuffle, under any master.
+Adaptive query execution sizes every shuffle, under any master; a small input's shuffles have one
+partition per core from the start, planned once (``SMALL_SETTINGS``).
 """
 
 from __future__ import annotations
@@ -203,6 +204,15 @@ SMALL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """For a small input (under 1 GiB on local disk), the driver JVM compiles with C1 only and collects
 with one thread: a run of a few thousand reports spends more CPU compiling than computing (measured:
 31 instead of 51 CPU seconds for 2,000 reports); a large one keeps C2's faster code."""
+SMALL_SETTINGS = {
+    "spark.sql.adaptive.enabled": "false",
+    "spark.sql.inMemoryColumnarStorage.compressed": "false",
+}
+"""A small input's analysis (not under spark-submit, whose settings rule): every shuffle has one
+partition per core from the start, which is what adaptive coalescing to 64 MB partitions ends with at
+this size, so the plans are made once instead of re-optimized after every stage (each stage its own
+job); and the cached frames are kept uncompressed (compressing them hashes every value to choose an
+encoding, for frames that are read a few times and dropped)."""
 
 
 def small_input(files: FileInputs, table: str | None) -> bool:
@@ -217,28 +227,39 @@ def small_input(files: FileInputs, table: str | None) -> bool:
     return total < SMALL_INPUT_BYTES
 
 
+def executor_settings(master: str) -> dict[str, str]:
+    """A small input's executors on a cluster: JVMs of their own, as short-lived as the driver, tuned
+    for start-up the same way (SMALL_JVM_OPTIONS); in local mode the executor is the driver's JVM."""
+    return {} if master.startswith("local") else {"spark.executor.extraJavaOptions": SMALL_JVM_OPTIONS}
+
+
+def submitted() -> bool:
+    """Launched by spark-submit (``spark-submit kdiag/fleet/job.py``): its settings rule."""
+    return "PYSPARK_GATEWAY_PORT" in os.environ
+
+
 def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) -> Any:
     """A session: spark-submit's when launched by it, else one on ``options.master`` (local[*] by
     default), bound to loopback when the driver and executors are on this machine; a ``small`` input's
-    driver JVM tuned for start-up (SMALL_JVM_OPTIONS)."""
+    driver JVM, and a cluster's executor JVMs, tuned for start-up (SMALL_JVM_OPTIONS)."""
     import pyspark
     from pyspark.sql import SparkSession
 
     from kdiag.fleet.jvm import class_data_sharing
 
-    submitted = "PYSPARK_GATEWAY_PORT" in os.environ  # launched by spark-submit: its settings rule
-    master = options.master or (None if submitted else "local[*]")
+    launched = submitted()
+    master = options.master or (None if launched else "local[*]")
     builder = SparkSession.builder.appName("kdiag fleet")
     if master is not None:
         builder = builder.master(master)
-    if not submitted and _loopback(master):
+    if not launched and _loopback(master):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
         builder = builder.config("spark.driver.host", "127.0.0.1").config("spark.driver.bindAddress", "127.0.0.1")
     builder = (builder.config("spark.ui.enabled", "false")
                .config("spark.ui.showConsoleProgress", "true" if options.verbose else "false")
                .config("spark.sql.session.timeZone", "UTC")
                .config("spark.driver.memory", os.environ.get("KDIAG_SPARK_DRIVER_MEMORY", "2g")))
-    if not submitted:  # under spark-submit, its --conf settings win (_adaptive fills in the ones not given)
+    if not launched:  # under spark-submit, its --conf settings win (_adaptive fills in the ones not given)
         for key, value in SETTINGS.items():
             builder = builder.config(key, value)
     if options.shuffle_partitions:  # else sized by the input (_run) and coalesced adaptively
@@ -250,18 +271,20 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) 
         else:
             builder = builder.config("spark.jars.packages",
                                      f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}")
-    java = [SMALL_JVM_OPTIONS] if small and not submitted else []
-    java += [] if submitted else class_data_sharing()  # Spark's classes mapped from an archive (fleet/jvm.py)
-    if not (options.verbose or submitted):
+    java = [SMALL_JVM_OPTIONS] if small and not launched else []
+    for key, value in (executor_settings(master) if java else {}).items():
+        builder = builder.config(key, value)
+    java += [] if launched else class_data_sharing()  # Spark's classes mapped from an archive (fleet/jvm.py)
+    if not (options.verbose or launched):
         java.insert(0, f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2-quiet.properties')}")
     if java:
         os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{" ".join(java)}" pyspark-shell')
-    if options.verbose or submitted:
+    if options.verbose or launched:
         spark = builder.getOrCreate()
     else:
         spark = _quietly(builder.getOrCreate)
     spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
-    if submitted:
+    if launched:
         given = dict(spark.sparkContext.getConf().getAll())
         for key, value in SETTINGS.items():
             if key not in given:
@@ -413,13 +436,14 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
         check_topics(topics)
     say = progress or (lambda step: None)
     say("starting Spark")
-    spark = spark_session(options, kafka=bool(topics), small=not topics and small_input(files, options.table))
+    small = not topics and not submitted() and small_input(files, options.table)
+    spark = spark_session(options, kafka=bool(topics), small=small)
     fs, final = _out_fs(spark, options.out)
     if fs.exists(final) and not options.overwrite:
         raise FleetError(f"--out {options.out} exists; give --overwrite to replace it")
     work = spark._jvm.org.apache.hadoop.fs.Path(final.getParent(), f".{final.getName()}.kdiag-{uuid.uuid4().hex[:8]}")
     try:
-        result = _run(spark, options, files, topics, work.toString(), say)
+        result = _run(spark, options, files, topics, work.toString(), say, small=small)
         if options.html:
             say("drawing report.html")
             from kdiag.render.fleet_html import render_html
@@ -473,11 +497,14 @@ def table_frames(spark: Any, table: str, options: AnalyzeOptions) -> tuple[Any, 
 
 
 def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequence[KafkaInput], work: str,
-         say: Callable[[str], None]) -> AnalyzeResult:
+         say: Callable[[str], None], *, small: bool = False) -> AnalyzeResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     say("reading and parsing the reports")
+    if small:
+        for key, value in SMALL_SETTINGS.items():
+            spark.conf.set(key, value)
     cached = []
     all_reports, all_rejected = [], []
     splits = 1
@@ -496,8 +523,9 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
         all_reports.append(table_reports)
         all_rejected.append(table_rejected)
     if options.shuffle_partitions is None:
+        parallelism = spark.sparkContext.defaultParallelism
         spark.conf.set("spark.sql.shuffle.partitions",
-                       str(shuffle_partitions(splits, spark.sparkContext.defaultParallelism)))
+                       str(parallelism if small else shuffle_partitions(splits, parallelism)))
     raw = all_reports[0]
     for frame in all_reports[1:]:
         raw = raw.unionByName(frame)

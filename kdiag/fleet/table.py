@@ -45,8 +45,15 @@ class Table:
             return []
         return sorted(status.getPath().getName() for status in self.fs.listStatus(path))
 
+    def size(self, path: str) -> int:
+        """Bytes of the files below ``path``."""
+        return int(self.fs.getContentSummary(self._Path(path)).getLength())
+
     def delete(self, directory: str) -> None:
         self.fs.delete(self._Path(directory), True)
+
+    def mkdirs(self, directory: str) -> None:
+        self.fs.mkdirs(self._Path(directory))
 
     def rename(self, source: str, target: str) -> bool:
         return bool(self.fs.rename(self._Path(source), self._Path(target)))

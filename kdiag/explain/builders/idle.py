@@ -10,7 +10,7 @@ The client families' patterns report a :data:`~kdiag.explain.sightings.REQUEST_T
 
 from __future__ import annotations
 
-from kdiag.explain.sightings import CONNECTION_CLOSED
+from kdiag.explain.sightings import HUNG_UP
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.explain.implied import rule_fix
@@ -19,12 +19,15 @@ from probes.results import IdleCheck
 
 ASSUMED_IDLE_S = 240  # Azure's load balancer: the idle limit people meet most, when the lines do not bound it
 LONGEST_IDLE_S = 600  # a connection up longer than this says nothing of how long it sat idle
+BROKER_IDLE_S = 600  # the broker's connections.max.idle.ms by default (600000)
 
 
 def idle_connection_dropped(subject: Subject, context: Context) -> Finding:
     up_ms = subject.first("up_ms")
     where = subject.where if subject.host else (f"broker {subject.node_id}" if subject.node_id is not None
                                                 else "a broker")
+    if subject.symptoms & HUNG_UP:
+        return _closed_while_idle(subject, context, where)
     age = f" The connection had been up for {up_ms / 1000:g} s, so it sat idle for at most that long." if up_ms else ""
     meaning = (f"A request on a connection to {where} that was up got no answer before the client's timeout, and the "
                f"client gave up on the connection and reconnected.{age} Most often something in the path (a NAT "
@@ -36,22 +39,34 @@ def idle_connection_dropped(subject: Subject, context: Context) -> Finding:
                "timeouts also come on busy connections, or for every client at once, the broker itself stopped "
                "answering in time instead (overloaded, a long pause, a disk stall): kdiag bootstrap --idle-check "
                "tells the two apart.")
-    if subject.symptoms & {CONNECTION_CLOSED}:  # a write on a connection closed while idle, a reading
-        meaning = (f"The client sent on a connection to {where} that had been closed while it sat idle: the broker "
-                   "closes a connection idle longer than its connections.max.idle.ms (10 minutes by default), and a "
-                   "NAT gateway or load balancer in the path forgets one sooner (Azure's 4 minutes, an AWS NAT "
-                   "gateway's 350 s). A client that keeps connections open and does not notice the close writes into "
-                   "it and gets a broken pipe (or its own 'not connected'), then reconnects: harmless when it retries, "
-                   "lost requests when it does not. A quiet producer or a consumer's coordinator meets it every few "
-                   "minutes.")
     idle_s = round(up_ms / 1000) if up_ms and up_ms <= LONGEST_IDLE_S * 1000 else ASSUMED_IDLE_S
     implied = context.implied(subject, used=None if context.bootstrap else subject.endpoint,
                               idle=IdleCheck("timeout", max(1, idle_s)))
     fix = rule_fix(implied, "IDLE_CONNECTION_DROPPED")
     confirm = context.confirm(fallback=subject.endpoint)
     title = (f"Requests to {where} got no answer on an open connection: most often a NAT or load balancer "
-             "dropped it while idle") if not subject.symptoms & {CONNECTION_CLOSED} else \
-        f"The client wrote on a connection to {where} that was closed while it sat idle"
+             "dropped it while idle")
     return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                         evidence(subject, context, confirm, connection_up_ms=up_ms), with_confirm(fix, confirm))
+
+
+def _closed_while_idle(subject: Subject, context: Context, where: str) -> Finding:
+    """A connection that had carried requests, closed (not silently dropped) while it sat idle: the broker's own idle
+    limit, or a load balancer's or NAT's that resets the connection."""
+    meaning = (f"The connection to {where} had worked and was closed while it sat idle. The broker closes a connection "
+               "idle longer than connections.max.idle.ms (600000 ms, 10 minutes, by default, since Kafka 0.10); a load "
+               "balancer, NAT gateway or firewall in the path closes or resets one after its own idle timeout (Azure's "
+               "load balancer 4 minutes, an AWS NAT gateway 350 s). A client that keeps the idle connection and does "
+               "not notice the close writes its next request into it and gets a broken pipe, an EOF or a reset; one "
+               "that reconnects only logs it. If it comes at a regular interval after quiet periods, that interval is "
+               "the idle limit. The records of that request are retried on a new connection by most clients; a client "
+               "that holds one connection for good (kafka-go's low-level Conn) fails until it is rebuilt.")
+    implied = context.implied(subject, used=None if context.bootstrap else subject.endpoint,
+                              idle=IdleCheck("timeout", BROKER_IDLE_S))
+    fix = rule_fix(implied, "IDLE_CONNECTION_DROPPED")
+    confirm = context.confirm(fallback=subject.endpoint)
+    title = f"The connection to {where} was closed while it sat idle: the broker's or the path's idle limit"
+    return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
+                        f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                        evidence(subject, context, confirm), with_confirm(fix, confirm))

@@ -82,3 +82,24 @@ def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
     title = "The broker rejected the client's SASL credentials" + (f" ({mechanism})" if mechanism else "")
     return finding("SASL_AUTH_FAILED", "error", title, explanation,
                    evidence(subject, context, confirm, mechanism=mechanism), with_confirm(fix, confirm))
+
+
+def on_reauthentication(subject: Subject, context: Context) -> bool:
+    """The broker's ILLEGAL_SASL_STATE (in the Java client's words: "... enabled mechanisms are []", no list) in a
+    paste whose connections logged in with a session lifetime: a request out of turn on a connection that had
+    authenticated, its re-authentication."""
+    return context.facts.sasl_reauth and all(g.first.mechanisms == () for g in subject.groups)
+
+
+def reauthentication_refused(built: Finding, subject: Subject) -> Finding:
+    """ILLEGAL_SASL_STATE on re-authentication: a note, not a mechanism the listener lacks (it accepted the login)."""
+    explanation = (f"{client_said(subject)} The same paste shows the client's connections logging in with SASL and "
+                   "being given a session lifetime, after which the client re-authenticates on the open connection "
+                   "(KIP-368). The broker answers ILLEGAL_SASL_STATE to a SASL request that comes out of turn on a "
+                   "connection that has authenticated: the re-authentication was refused, not the mechanism, which "
+                   "the listener accepted at login. A lifetime shorter than the client's margin (a managed cluster's "
+                   "connections.max.reauth.ms, an IAM or OAuth token about to expire) makes a client re-authenticate "
+                   "back to back: upgrade the client (a release that lets a request through after each login) or "
+                   "give the session a longer lifetime.")
+    return Finding(built.id, "info", "ILLEGAL_SASL_STATE while re-authenticating a logged-in connection: not a "
+                   "mechanism the listener lacks", explanation, built.evidence, "")

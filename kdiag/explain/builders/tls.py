@@ -8,7 +8,7 @@ from kdiag.diagnose.rule import finding
 from kdiag.explain.builders.ingress import ingress_check, sni_ingress_note, sni_ingress_wildcard_note
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import at_start, client_said, consequence_sentence, evidence, secured, tls_where, with_confirm
-from kdiag.explain.sightings import JAVA, LIBRDKAFKA, TLS_FAILED
+from kdiag.explain.sightings import JAVA, LIBRDKAFKA, TLS_FAILED, ZOOKEEPER
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 from probes.results import CertificateInfo, KafkaCheck, TlsResult
@@ -23,6 +23,11 @@ def tls_expected(subject: Subject, context: Context) -> Finding:
     elif LIBRDKAFKA in subject.clients:
         parts.append("librdkafka sent its first plaintext request (ApiVersion) and the listener hung up: it expects "
                      "a TLS handshake first.")
+    elif ZOOKEEPER in subject.clients:
+        parts.append("That is the TLS port's side (Netty's SslHandler) reading a peer's first bytes that are not a TLS "
+                     "record: a client connected there in plaintext. A ZooKeeper client (a broker, an operator's "
+                     "topic operator) needs zookeeper.ssl.client.enable=true and the Netty client socket "
+                     "(zookeeper.clientCnxnSocket=org.apache.zookeeper.ClientCnxnSocketNetty) for that port.")
     else:
         parts.append("The listener expects TLS, and the client speaks plaintext.")
     parts.append(f"The client connects to {where} without TLS (security.protocol PLAINTEXT or SASL_PLAINTEXT); that "

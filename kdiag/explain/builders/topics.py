@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.wording import plural
+from kdiag.explain.clients.kafka_errors import GROUP_DENIED
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
@@ -41,6 +42,8 @@ def topic_not_found(subject: Subject, context: Context) -> Finding:
 
 
 def topic_authorization(subject: Subject, context: Context) -> Finding:
+    if str(subject.first("detail") or "").startswith(GROUP_DENIED):
+        return _group_authorization(subject, context)
     topic = subject.first("topic") or context.topic or "<topic>"
     fix = rule_fix(_with_topic(context, topic, error_code="TOPIC_AUTHORIZATION_FAILED",
                                topic_error="TOPIC_AUTHORIZATION_FAILED"), "TOPIC_AUTHORIZATION_FAILED")
@@ -50,6 +53,25 @@ def topic_authorization(subject: Subject, context: Context) -> Finding:
     confirm = context.confirm(topic=topic)
     return finding("TOPIC_AUTHORIZATION_FAILED", "error", f"The client is not authorized to use topic {topic}",
                    explanation, evidence(subject, context, confirm, topic=topic), with_confirm(fix, confirm))
+
+
+def _group_authorization(subject: Subject, context: Context) -> Finding:
+    """GROUP_AUTHORIZATION_FAILED: the ACL denial is on the consumer group (an empty id when the client set none)."""
+    _, said, group = str(subject.first("detail")).partition(": ")  # no id said; an empty one; the id
+    named = (f"consumer group {group}" if group else "its consumer group (an empty group id: no group.id was set)"
+             if said else "its consumer group")
+    explanation = (f"{client_said(subject)} The broker's authorizer denies the client's principal (its SASL user name, "
+                   f"or its certificate's distinguished name with mTLS) access to {named}: a consumer needs READ on "
+                   "its group as well as on its topics, so it cannot join the group, find its coordinator or commit "
+                   "offsets, while a producer with the same principal works. A group id the principal was not granted "
+                   "(a framework's default group, a missing group.id) is the usual cause."
+                   f"{consequence_sentence(context)}")
+    used = context.implied(subject).used
+    fix = (f"Grant the principal READ on the group it uses (run with an admin client's --command-config), or set the "
+           f"client's group.id to a group it was granted:\n  kafka-acls.sh --bootstrap-server {used.host}:{used.port} "
+           f"--add --allow-principal User:<principal> --operation Read --group {group or '<group.id>'}")
+    return finding("TOPIC_AUTHORIZATION_FAILED", "error", f"The client is not authorized to use {named}",
+                   explanation, evidence(subject, context, context.confirm(), group=group or None), fix)
 
 
 def no_leader(subject: Subject, context: Context) -> Finding:
@@ -132,6 +154,7 @@ def unexplained(context: Context) -> Finding:
             "count": sum(g.count for g in groups), "topic": topic,
             "bootstrap": context.bootstrap_text() if context.bootstrap else None, "confirm": confirm}
     title = ("The producer's records expired before the partition leader took them" if first == EXPIRED_BATCH else
+             "The source task's producer never got its records acknowledged" if first == FLUSH_TIMEOUT else
              "The client gave up, and the log does not say why")
     # ROUNDTRIP_FAILED says the round trip failed "for another reason" than the catalog's: no line here says why, so
     # that is never certain (a warning), whatever the client gave up on; the readings beside it name the likely ids.

@@ -22,15 +22,6 @@ def _broker_unrecognized_ssl(m: re.Match[str], scan: ScanState) -> Iterator[Item
     yield with_connection(scan, Sighting(PLAINTEXT_ON_TLS, JAVA, detail="Unrecognized SSL message"))
 
 
-# Netty's SslHandler, in a server that expects TLS (ZooKeeper's secure client port, a Netty-based proxy or component):
-# NotSslRecordException("not an SSL/TLS record: " + the bytes in hex) -- a client spoke plaintext to it.
-@pattern("netty.not_ssl_record", JAVA, "not an SSL/TLS record", r"not an SSL/TLS record: (?P<hex>[0-9a-fA-F]{0,64})",
-         "io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS record: "
-         "0000002a00120003")
-def _netty_not_ssl_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield with_connection(scan, Sighting(PLAINTEXT_ON_TLS, JAVA, detail="not an SSL/TLS record"))
-
-
 @pattern("broker.unexpected_request", JAVA, "during SASL handshake",
          r"Unexpected Kafka request of type (?P<api>\w+) during SASL handshake",
          "[2026-11-21 14:31:46,729] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "

@@ -26,12 +26,14 @@ _COORDINATOR_IDS = 2**31 - 2**20  # Java's coordinator node ids count down from 
 def _broker(host: str, port: str, node_id: str) -> Iterator[Fact]:
     if 0 <= int(node_id) < _COORDINATOR_IDS:
         yield Fact("broker", host, int(port), int(node_id))
+    elif int(node_id) < 0:  # the Java client numbers its bootstrap.servers -1, -2, ... (Metadata.bootstrap)
+        yield Fact("bootstrap", host, int(port))
 
 
-@pattern("java.node", ANY, "(id: ", rf"({HOST}):(\d{{1,5}}) \(id: (\d+) rack: ",
+@pattern("java.node", ANY, "(id: ", rf"({HOST}):(\d{{1,5}}) \(id: (-?\d+) rack: ",
          "kafka:9092 (id: 1 rack: null) -> (")
 def _java_node(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    for host, port, node_id in re.findall(rf"({HOST}):(\d{{1,5}}) \(id: (\d+) rack: ", m.string):
+    for host, port, node_id in re.findall(rf"({HOST}):(\d{{1,5}}) \(id: (-?\d+) rack: ", m.string):
         yield from _broker(host, port, node_id)
 
 

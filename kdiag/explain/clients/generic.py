@@ -207,7 +207,7 @@ pattern("rust.no_host_reachable", OTHER, "NoHostReachable", r"\bNoHostReachable\
 # metadata lists no partition for the topic: most likely it does not exist (kafka-sharp never asks the broker to create
 # it), or none of its partitions has a leader.
 @pattern("kafka_sharp.no_partition", OTHER, "No partition available for topic",
-         r"No partition available for topic (?P<topic>[A-Za-z0-9._-]{1,249})",
+         r"No partition available for topic (?P<topic>[A-Za-z0-9._-]{1,249}|<[\w .-]{1,60}>)",
          "[2026-11-26 10:00:00] ERROR [Producer] No partition available for topic orders, postponing messages.")
 def _kafka_sharp_no_partition(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TOPIC_MISSING, OTHER, topic=m.group("topic"), detail=m.group(0), guess=m.group(0),

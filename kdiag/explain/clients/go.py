@@ -68,14 +68,6 @@ def _go_sarama_broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("broker", host, port, int(m.group("id")))
 
 
-# Sarama's ErrNotConnected, "returned when trying to send or call Close() on a Broker that is not connected": a
-# connection Sarama had opened is gone when it sends on it (the producer's "state change to [closing] because ...").
-@pattern("go.sarama_not_connected", GO, "broker not connected", r"\bkafka: broker not connected\b",
-         "[sarama] producer/broker/1005 state change to [closing] because kafka: broker not connected")
-def _sarama_not_connected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CONNECTION_CLOSED, GO, detail="kafka: broker not connected")
-
-
 @pattern("go.out_of_brokers", GO, "run out of available brokers", r"client has run out of available brokers",
          "2026/11/21 17:27:09 kafka: client has run out of available brokers to talk to: EOF")
 def _go_out_of_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -281,7 +273,9 @@ _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTP
 # admin request), whatever address it dialled.
 _AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
                              r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
-                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b", re.IGNORECASE)
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b|"
+                             # kafka-go's Writer: errors it returns only after the metadata named the partitions' leaders
+                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+\)", re.IGNORECASE)
 
 
 def after_metadata(line: str) -> str | None:

@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
+from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
@@ -245,7 +245,7 @@ def _no_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "java.lang.OutOfMemoryError: Java heap space")
 def _java_oom(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     scan.pending_oom = (scan.line, scan.text)  # a Kafka client's only if NetworkReceive.readFrom follows
-    return ()
+    yield Sighting(HEAP_EXHAUSTED, JAVA, detail=m.group(0))  # else a consequence, its frame unshown
 
 
 @pattern("java.network_receive", JAVA, "NetworkReceive.readFrom", r"at org\.apache\.kafka\.common\.network\."

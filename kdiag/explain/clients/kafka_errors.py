@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, NOT_COORDINATOR,
                                      NOT_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
-                                     Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
+                                     Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
                                      split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -74,6 +74,46 @@ def _register(code: str, symptom: str, needle: str, example: str) -> None:
 for _code, (_symptom, _needles, _example) in SPELLINGS.items():
     for _needle in _needles:
         _register(_code, _symptom, _needle, _example)
+
+
+# GROUP_AUTHORIZATION_FAILED (30): the authorizer denies the principal its consumer group, an ACL denial as a topic's
+# is (the catalog's TOPIC_AUTHORIZATION_FAILED, whose fix grants READ on the group too). The Java client's
+# GroupAuthorizationException ("Not authorized to access group: <group id>", the id empty when none was set),
+# Errors' "Group authorization failed." (librdkafka: "Broker: Group authorization failed"), franz-go's
+# GROUP_AUTHORIZATION_FAILED, segmentio's "[30] Group Authorization Failed", Sarama's "The client is not authorized
+# to access this group", kafka-python's GroupAuthorizationFailedError.
+GROUP_DENIED = "GROUP_AUTHORIZATION_FAILED"
+_GROUP_PREFIX = re.compile(r"groupId=(?P<group>[\w.-]{1,255})")
+_GROUP_ID = re.compile(r"Not authorized to access group: ?(?P<group>[^\s,;'\"}]*?)\.?(?=$|[\s,;'\"}])")
+for _needle in ("GROUP_AUTHORIZATION_FAILED", "GroupAuthorization", "roup authorization failed",
+                "Group Authorization Failed", "not authorized to access this group", "Not authorized to access group"):
+    @pattern(f"kafka_error.group_authorization_failed.{len(PATTERNS)}", ANY, _needle, re.escape(_needle),
+             "org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: orders-app"
+             if _needle in "GroupAuthorizationException: Not authorized to access group" else _needle)
+    def _group_denied(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        named = _GROUP_ID.search(m.string) or _GROUP_PREFIX.search(m.string)  # or the Java logger's groupId=
+        group = named.group("group") if named and named.group("group") != "Group" else None
+        yield Sighting(TOPIC_DENIED, ANY, detail=GROUP_DENIED if group is None else f"{GROUP_DENIED}: {group}")
+
+
+# A SASL session with a lifetime (KIP-368), in each client's words: the connection logged in, and re-authenticates on
+# it before the lifetime ends. An ILLEGAL_SASL_STATE in such a paste is the re-authentication's, not a listener
+# without SASL. franz-go: "sasl has a limited lifetime" (reauthenticate_in ...), "sasl expiry limit reached,
+# reauthenticating", "sasl reauth failed"; the Java client: "Finished authentication with session expiration in N
+# ms and session re-authentication on or after M ms", "Successfully re-authenticated", "Failed re-authentication";
+# librdkafka (debug SECURITY REAUTH): "Received session lifetime N ms from broker".
+_LIFETIME_WORDS = (("limited lifetime", "[DEBUG] sasl has a limited lifetime; broker: 2, reauthenticate_in: 5s"),
+                   ("reauth", "[DEBUG] sasl expiry limit reached, reauthenticating; broker: 1"),
+                   ("re-authenticat", "Finished authentication with session expiration in 3600000 ms and session "
+                    "re-authentication on or after 3240000 ms"),
+                   ("session lifetime", "%7|1700000000.000|REAUTH|rdkafka#producer-1| [thrd:sasl_ssl://b:9096/1]: "
+                    "Received session lifetime 3600000 ms from broker"))
+for _needle, _example in _LIFETIME_WORDS:
+    @pattern(f"any.sasl_session_lifetime.{len(PATTERNS)}", ANY, _needle,
+             r"sasl has a limited lifetime|sasl expiry limit reached|sasl reauth failed|session re-authentication on"
+             r"|[Ss]uccessfully re-authenticated|Failed re-authentication|Received session lifetime \d+ ms", _example)
+    def _sasl_session_lifetime(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        yield Fact("sasl_reauth")
 
 
 # --- words that mean the same in every client ---------------------------------------------------------

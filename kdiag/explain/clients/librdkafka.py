@@ -10,7 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
@@ -21,7 +21,7 @@ pattern = registrar(PATTERNS)
 
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
-_AFTER = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
+AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
 
 
@@ -68,7 +68,7 @@ class RdBroker:
 def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     broker = RdBroker.find(m.string)
     host, port = split_endpoint(m.group("hp"))
-    why = _AFTER.sub("", m.group("why") or "")
+    why = AFTER_STATE.sub("", m.group("why") or "")
     yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
                           status=dns_status(why, "nxdomain"), detail=why or None)
 
@@ -143,7 +143,7 @@ _NOT_TLS = (r"(?:unexpected eof while reading|wrong version number|packet length
          "ssl://127.0.0.1:9092/bootstrap: SSL handshake failed: error:0A000126:SSL routines::unexpected eof while "
          "reading (after 3ms in state SSL_HANDSHAKE)")
 def _rd_plaintext_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=_AFTER.sub("", m.group("why")))
+    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=AFTER_STATE.sub("", m.group("why")))
 
 
 # The same failure without the "SSL handshake failed:" prefix: librdkafka words it this way when the
@@ -156,21 +156,6 @@ def _rd_plaintext_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "(after 2ms in state SSL_HANDSHAKE)")
 def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=f"SSL handshake: {m.group('why').strip()}")
-
-
-@pattern("librdkafka.certificate_verify", LIBRDKAFKA, "certificate verify failed",
-         r"certificate verify failed(?::\s*(?P<why>.*))?",
-         "%3|1795271469.162|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9093/bootstrap]: "
-         "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
-         "failed: broker certificate could not be verified, verify that ssl.ca.location is correctly configured or "
-         "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
-def _rd_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    why = _AFTER.sub("", m.group("why") or "")
-    lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
-    symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
-    hint = symptom == CERT_UNTRUSTED and why.startswith("broker certificate could not be verified")  # since 2.0: a name too
-    yield RdBroker.find(m.string).sighting(symptom, detail=why or None, **({"guess": why, "alternatives": (
-        "TLS_HOSTNAME_MISMATCH",)} if hint else {}))  # librdkafka's own hint alone: the CA likely, or the name
 
 
 # The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and
@@ -251,7 +236,7 @@ def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL authentication error: Authentication failed: Invalid "
          "username or password (after 311ms in state AUTH_REQ)")
 def _rd_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, detail=_AFTER.sub("", m.group("why")))
+    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, detail=AFTER_STATE.sub("", m.group("why")))
 
 
 @pattern("librdkafka.authentication_failure", LIBRDKAFKA, "Local: Authentication failure",
@@ -274,12 +259,15 @@ def _rd_kerberos_principal(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.invalid_response_size", LIBRDKAFKA, "Invalid response size",
-         r"Invalid response size (?P<size>-?\d+)",
+         r"Invalid response size (?P<size>-?\d+)(?: \(0\.\.(?P<limit>\d+)\))?",
          "%3|1795270000.100|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:8080/bootstrap]: 127.0.0.1:8080/bootstrap: "
          "Receive failed: Invalid response size 1213486160 (0..100000000): increase receive.message.max.bytes "
          "(after 3ms in state APIVERSION_QUERY)")
 def _rd_invalid_size(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")))
+    sighting = size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), int(m.group("size")),
+                             int(m.group("limit")) if m.group("limit") else None)
+    if sighting is not None:  # else a real broker's answer over receive.message.max.bytes: no connectivity cause
+        yield sighting
 
 
 @pattern("librdkafka.message_timeout", LIBRDKAFKA, "Message timed out", r"Local: Message timed out|_MSG_TIMED_OUT",

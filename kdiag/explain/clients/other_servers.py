@@ -14,7 +14,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import NOT_KAFKA, ZOOKEEPER, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import (NOT_KAFKA, PLAINTEXT_ON_TLS, TLS_ON_PLAINTEXT, ZOOKEEPER, Fact, Item, Pattern,
+                                     ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -59,6 +60,42 @@ def _zookeeper_len_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _zookeeper_old_client(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NOT_KAFKA, ZOOKEEPER, detail=f"{_ZOOKEEPER}: {m.group(0)}",
                    guess="Connection request from old client (a ZooKeeper client before 3.3 gets it too)")
+
+
+# Netty's SslHandler throws NotSslRecordException ("not an SSL/TLS record: <the bytes, in hex>") on whichever side
+# expected TLS and read something else. Written by a server (ZooKeeper's NettyServerCnxnFactory on its secure client
+# port, as Strimzi runs it): the peer spoke plaintext to a TLS port. Written by a client (ZooKeeper's
+# ClientCnxnSocketNetty, a broker with zookeeper.ssl.client.enable): the server is not TLS. Who wrote it is the logger
+# on its line or the one just above; when no line says, a server's (ZooKeeper's secure port, a Netty-based component).
+# Text bytes ("GET ", a health check) are no Kafka-family client.
+_SIDES = {"ServerCnxn": "server", "ClientCnxn": "client"}
+for _needle, _side in _SIDES.items():
+    @pattern(f"netty.side.{_side}", ZOOKEEPER, _needle, re.escape(_needle),
+             "2020-09-13 00:26:19,877 WARN Exception caught (org.apache.zookeeper.server.NettyServerCnxnFactory)"
+             if _side == "server" else "org.apache.zookeeper.ClientCnxnSocketNetty")
+    def _netty_side(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        scan.netty_side = (scan.line, _SIDES[m.group(0)])
+        yield Fact("netty_side")  # read: the exception below it is this side's
+
+
+@pattern("netty.not_ssl_record", ZOOKEEPER, "not an SSL/TLS record",
+         r"not an SSL/TLS record: (?P<hex>[0-9a-fA-F]{0,64})",
+         "io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS record: "
+         "fff4fffd06")
+def _netty_not_ssl_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    first = bytes.fromhex(m.group("hex")[:8] if len(m.group("hex")) >= 8 else "")
+    if first and first.isascii() and first.decode("ascii").isprintable():  # an HTTP request or another text client
+        return
+    side = scan.netty_side[1] if scan.netty_side and scan.line - scan.netty_side[0] <= NETTY_CONTEXT else None
+    detail = f"Netty: not an SSL/TLS record: {m.group('hex')}"
+    if side == "client":  # the server this client reached does not speak TLS
+        yield Sighting(TLS_ON_PLAINTEXT, ZOOKEEPER, detail=detail)
+    else:  # the Netty TLS side of this ecosystem is a server's (Kafka's clients are not Netty's)
+        yield Sighting(PLAINTEXT_ON_TLS, ZOOKEEPER, detail=detail)
+
+
+NETTY_CONTEXT = 3
+"""How far below its logger's line Netty's exception may come and still be that logger's."""
 
 
 def _zookeeper_server(line: str) -> bool:

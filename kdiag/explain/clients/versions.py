@@ -208,9 +208,29 @@ def _broker_not_enabled(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'topics': "
          "java.nio.BufferUnderflowException")
 def _broker_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("field") in RESPONSE_FIELDS:  # a client reading an answer: java.response_parse
+        return
     request = re.search(r"(\w+)Request(?:AndHeader)?\.(?:parse|readFrom)", m.string)
     yield gap(BROKER, request.group(1) if request else None, m.group(0),
                guess=f"{m.group(0)} (a request the broker could not read)")
+
+
+# The Java client's side of the broker's BufferUnderflowException: a *response* read past its end, named by a field
+# only responses have (Protocol.java's schemas: MetadataResponse's 'topic_metadata' and 'brokers', 'responses',
+# 'api_versions', 'coordinator', ...): a broker of another release answered in another layout -- likely, not certain.
+# (ArrayOf.read's words for the same, "Error reading array of size N", are java.array_parse's, either side.)
+RESPONSE_FIELDS = frozenset({"topic_metadata", "brokers", "responses", "partition_responses", "api_versions",
+                             "coordinator", "throttle_time_ms", "error_code", "enabled_mechanisms", "high_watermark",
+                             "base_offset", "record_set", "group_protocol", "leader_id"})
+
+
+@pattern("java.response_parse", JAVA, "Error reading field",
+         r"Error reading field '(?P<field>\w+)': java\.nio\.BufferUnderflowException",
+         "org.apache.kafka.common.protocol.types.SchemaException: Error reading field 'brokers': "
+         "java.nio.BufferUnderflowException")
+def _java_response_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if m.group("field") in RESPONSE_FIELDS:
+        yield gap(JAVA, None, m.group(0), guess=f"{m.group(0)} (a response the client could not read)")
 
 
 # A message Java's protocol reader ran out of bytes in (ArrayOf.read's SchemaException "Error reading array of size " +

@@ -40,7 +40,7 @@ def test_a_tls_switch_in_the_paste_makes_a_closed_connection_a_likely_tls_client
 
 def test_without_settings_a_go_clients_closed_connection_is_a_tls_mismatch_either_way_among_equal_readings():
     first, found = _first(SEGMENTIO_EOF)
-    assert found == ["TLS_EXPECTED", "SASL_REQUIRED", "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"]
+    assert found == ["TLS_EXPECTED", "SASL_REQUIRED", "TLS_UNEXPECTED", "IDLE_CONNECTION_DROPPED", "BROKER_CLOSED_CONNECTION"]
     assert first.title.startswith("Maybe: ")
 
 

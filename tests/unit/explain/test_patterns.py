@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from kdiag.explain.patterns import NEEDLES, PATTERNS, Scanner
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, NOT_KAFKA, PLAINTEXT_ON_TLS, RESOLVE, UNKNOWN, Fact,
-                                     Sighting)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, HEAP_EXHAUSTED, NOT_KAFKA, PLAINTEXT_ON_TLS, RESOLVE,
+                                     UNKNOWN, Fact, Sighting)
 
 
 def scan(*lines: str) -> list:
@@ -89,10 +89,10 @@ def test_librdkafka_protocol_prefix_tells_the_clients_security_protocol():
 
 
 def test_out_of_memory_is_a_tls_listener_only_with_network_receive_in_its_stack():
-    oom = "java.lang.OutOfMemoryError: Java heap space"
-    assert sightings(oom, "\tat com.example.App.main(App.java:10)") == []
-    [sighting] = sightings(oom, "\tat java.base/java.nio.ByteBuffer.allocate(ByteBuffer.java:363)",
-                           "\tat org.apache.kafka.common.network.NetworkReceive.readFrom(NetworkReceive.java:103)")
+    oom = "java.lang.OutOfMemoryError: Java heap space"  # alone, a consequence (readings.heap_exhausted's Maybe)
+    assert [s.symptom for s in sightings(oom, "\tat com.example.App.main(App.java:10)")] == [HEAP_EXHAUSTED]
+    [_, sighting] = sightings(oom, "\tat java.base/java.nio.ByteBuffer.allocate(ByteBuffer.java:363)",
+                              "\tat org.apache.kafka.common.network.NetworkReceive.readFrom(NetworkReceive.java:103)")
     assert sighting.symptom == PLAINTEXT_ON_TLS and sighting.related == (oom,)
 
 

@@ -64,6 +64,15 @@ def test_an_old_librdkafka_node_connection_to_localhost_is_the_loopback_advertis
                                ("BOOTSTRAP_REFUSED", "warning")]
 
 
+def test_a_refused_loopback_broker_the_metadata_named_by_id_may_be_one_that_stopped_on_a_one_machine_cluster():
+    # aiokafka client.py: "Unable connect to node with id %s: %s" (a node from the metadata); 127.0.1.1 is the address
+    # Debian's /etc/hosts gives the machine's own name, which a broker without advertised.listeners advertises
+    line = "ERROR:aiokafka:Unable connect to node with id 2: [Errno 111] Connect call failed ('127.0.1.1', 9094)"
+    assert _readings(line) == [("ADVERTISED_LOOPBACK", "warning"), ("ADVERTISED_UNREACHABLE", "warning"),
+                               ("BOOTSTRAP_REFUSED", "warning")]
+    assert only(explained(line), "ADVERTISED_UNREACHABLE").title.startswith("Or: ")
+
+
 # --- readings: the client's guesses, a closed connection, consequences ------------------------------------
 
 

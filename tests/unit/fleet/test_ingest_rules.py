@@ -90,3 +90,20 @@ def test_what_is_new_is_the_report_files_the_checkpoints_file_source_logs_have_n
     assert new_input_bytes(url, ["s3a://bucket/in"], ()) is None
     monkeypatch.setattr(ingest, "SEEN_LOG_BYTES", 10)  # logs too large to read: unknown
     assert new_input_bytes(url, directories, ()) is None
+
+
+def test_only_small_committed_batches_are_compacted_in_runs_that_span_no_other_batch() -> None:
+    """A full batch's large directory is left as it is (rewriting it costs what writing it did), and
+    no ``batch=cA-B`` may span it: settle would then delete it as covered."""
+    small, large = 1 << 20, ingest.SMALL_BATCH_BYTES
+    batches = [("batch=0", False, 0, 0, large), ("batch=1", False, 1, 1, small), ("batch=2", False, 2, 2, small),
+               ("batch=3", False, 3, 3, large), ("batch=4", False, 4, 4, small), ("batch=5", False, 5, 5, small),
+               ("batch=6", False, 6, 6, small)]
+    runs = ingest.compaction_runs(batches, below=6, at_least=2)  # batch 6 is not committed yet
+    assert runs == [[("batch=1", 1, 1), ("batch=2", 2, 2)], [("batch=4", 4, 4), ("batch=5", 5, 5)]]
+    assert ingest.compaction_runs(batches[:2], below=9, at_least=2) == []  # one small batch: nothing to merge
+    assert ingest.compaction_runs([("batch=0", False, 0, 0, large), ("batch=1", False, 1, 1, large)],
+                                  below=9, at_least=2) == []  # a full ingest's batches stay as written
+    done = [(f"batch=c{n}-{n}", True, n, n, large) for n in range(ingest.COMPACT_AT)]
+    assert ingest.compaction_runs(done[:3] + [("batch=3", False, 3, 3, large)], below=9, at_least=2) == []
+    assert ingest.compaction_runs(done, below=99, at_least=2) == [[(name, n, n) for name, _, n, _, _ in done]]

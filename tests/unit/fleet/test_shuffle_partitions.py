@@ -33,3 +33,19 @@ def test_a_small_local_input_gets_the_start_up_jvm_and_a_remote_one_does_not(tmp
     assert small_input(FileInputs(), str(tmp_path))
     assert not small_input(FileInputs(lines=("s3a://bucket/a.jsonl",)), None)
     assert not small_input(FileInputs(), "hdfs:///kdiag/table")
+
+
+def test_a_small_inputs_shuffles_are_planned_once_with_one_partition_per_core() -> None:
+    from kdiag.fleet.job import SMALL_SETTINGS
+
+    assert SMALL_SETTINGS["spark.sql.adaptive.enabled"] == "false"
+    assert SMALL_SETTINGS["spark.sql.inMemoryColumnarStorage.compressed"] == "false"
+
+
+def test_a_small_inputs_executors_on_a_cluster_get_the_start_up_jvm_and_local_mode_has_none() -> None:
+    from kdiag.fleet.job import SMALL_JVM_OPTIONS, executor_settings
+
+    assert executor_settings("local[*]") == {}
+    assert executor_settings("local[2]") == {}
+    assert executor_settings("spark://127.0.0.1:7077") == {"spark.executor.extraJavaOptions": SMALL_JVM_OPTIONS}
+    assert "-XX:TieredStopAtLevel=1" in SMALL_JVM_OPTIONS

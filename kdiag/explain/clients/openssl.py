@@ -1,0 +1,97 @@
+"""OpenSSL's words for a broker certificate it refused, as the clients built on it print them: librdkafka
+(``certificate verify failed: reason``), Python's ssl (``[SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed:
+reason (_ssl.c:N)``) and Ruby's OpenSSL (``certificate verify failed (reason)``). The reason is OpenSSL's
+X509_verify_cert_error_string: one that names the chain's fault or the name is certain; none, librdkafka's own hint
+alone, or X509_V_ERR_UNSPECIFIED leave the CA and the name as two readings.
+
+And ``openssl s_client``'s report of the chain a broker sent (its "Certificate chain" block): a server certificate
+sent alone, issued by another name than its own, leaves a client that trusts only the root unable to build the path
+(an intermediate CA the broker's keystore lacks): the likely reading, since a leaf issued by the root itself is whole.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import replace
+
+from kdiag.explain.clients.librdkafka import AFTER_STATE, RdBroker
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, LIBRDKAFKA, OPENSSL, Fact, Item, Pattern,
+                                     ScanState, Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+
+# X509_V_ERR_UNSPECIFIED: OpenSSL found no fault in the chain and a check layered on it refused, such as Ruby's
+# verify_hostname callback before it named X509_V_ERR_HOSTNAME_MISMATCH.
+_UNSPECIFIED = "unspecified certificate verification error"
+
+
+@pattern("openssl.certificate_verify", LIBRDKAFKA, "certificate verify failed",
+         r"certificate verify failed(?::\s*(?P<why>.*)| \((?P<paren>[^)]{1,120})\))?",
+         "%3|1795271469.162|FAIL|rdkafka#producer-1| [thrd:ssl://127.0.0.1:9093/bootstrap]: "
+         "ssl://127.0.0.1:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines::certificate verify "
+         "failed: broker certificate could not be verified, verify that ssl.ca.location is correctly configured or "
+         "root CA certificates are installed (install ca-certificates package) (after 66ms in state SSL_HANDSHAKE)")
+def _certificate_verify(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    why = AFTER_STATE.sub("", m.group("why") or "").strip() or (m.group("paren") or "").strip()
+    why = "" if why.startswith(("after ", "OpenSSL::")) else why  # librdkafka's state, Ruby's class: no reason
+    lowered = m.string.lower()  # Python's ssl words a name the certificate does not hold so (kafka-python, aiokafka)
+    symptom = CERT_NAME if "hostname mismatch" in lowered or "ip address mismatch" in lowered else CERT_UNTRUSTED
+    said = {} if "rdkafka" in m.string or m.string.startswith("%") else {"client": ANY}  # Python's, Ruby's words
+    if symptom == CERT_UNTRUSTED and why == _UNSPECIFIED:  # a check beside the chain's refused: the name likely
+        yield replace(RdBroker.find(m.string).sighting(CERT_NAME, detail=why, guess=f"certificate verify failed ({why})",
+                                                       alternatives=("TLS_CERT_UNTRUSTED",)), **said)
+        return
+    # librdkafka's own hint alone (since 2.0, a name too), or no reason at all: the CA likely, or the name
+    hint = symptom == CERT_UNTRUSTED and (not why or why.startswith("broker certificate could not be verified"))
+    yield replace(RdBroker.find(m.string).sighting(symptom, detail=why or None, **({
+        "guess": why or "certificate verify failed (no reason given)", "alternatives": ("TLS_HOSTNAME_MISMATCH",)}
+        if hint else {})), **said)
+
+
+# s_client (apps/s_client.c print_stuff): "Certificate chain", then per certificate " <depth> s:<subject>" and
+# "   i:<issuer>" (OpenSSL 1.0 "/CN=x", 1.1+ "CN = x"), then "Server certificate" and, always, "SSL handshake has
+# read N bytes and written M bytes", where the chain is judged.
+@pattern("openssl.s_client_chain", OPENSSL, "Certificate chain", r"\bCertificate chain\s*$", "Certificate chain")
+def _chain_start(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.chain = [0, "", ""]
+    yield Fact("s_client")  # read: the chain's lines follow
+
+
+@pattern("openssl.s_client_certificate", OPENSSL, " s:", r"(?:^|\s)(?P<depth>\d{1,2}) s:(?P<subject>\S.{0,299})$",
+         " 0 s:/O=io.strimzi/CN=my-cluster-kafka")
+def _chain_subject(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if scan.chain is not None:
+        depth = int(m.group("depth"))
+        scan.chain[0] = max(int(scan.chain[0]), depth)
+        if depth == 0:
+            scan.chain[1] = _name(m.group("subject"))
+    yield Fact("s_client")
+
+
+@pattern("openssl.s_client_issuer", OPENSSL, "i:", r"(?:^|\s)i:(?P<issuer>\S.{0,299})$", "   i:/CN=Kafka Intermediate CA")
+def _chain_issuer(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if scan.chain is not None and scan.chain[0] == 0 and not scan.chain[2]:
+        scan.chain[2] = _name(m.group("issuer"))
+    yield Fact("s_client")
+
+
+@pattern("openssl.s_client_handshake_read", OPENSSL, "SSL handshake has read", r"SSL handshake has read \d+ bytes",
+         "SSL handshake has read 1633 bytes and written 415 bytes")
+def _chain_judged(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    chain, scan.chain = scan.chain, None
+    if chain is None or chain[0] != 0 or not chain[2] or chain[1] == chain[2]:
+        yield Fact("s_client")
+        return
+    yield Sighting(CERT_UNTRUSTED, OPENSSL, detail=f"the server sent its certificate alone, issued by {chain[2]}",
+                   related=(f"Certificate chain: 0 s:{chain[1]} i:{chain[2]} (and no certificate of that issuer)",),
+                   guess=f"the chain holds one certificate ({chain[1]}), issued by {chain[2]}, and not that issuer's: "
+                         "a client that trusts only the root cannot build the path")
+
+
+def _name(text: str) -> str:
+    """A distinguished name in s_client's 1.0 ("/O=x/CN=y") and 1.1+ ("O = x, CN = y") forms, one way."""
+    parts = [p.strip() for p in re.split(r"[/,]", text.strip()) if "=" in p]
+    return ", ".join("=".join(side.strip() for side in p.split("=", 1)) for p in parts)
