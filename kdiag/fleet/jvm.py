@@ -48,10 +48,15 @@ def archive_path() -> Path | None:
     return Path.home() / ".cache" / "kdiag" / "spark-cds" / pyspark.__version__ / f"{tag}.jsa"
 
 
+QUIET = "-Xlog:cds*=off"
+"""An archive that cannot be mapped (another class path: the Kafka source's jars, a SPARK_CONF_DIR) is only a
+slower start; without this the JVM says so in a warning on stdout, in the middle of kdiag's own output."""
+
+
 def class_data_sharing() -> list[str]:
-    """The driver JVM's option that maps the archive, when there is one."""
+    """The driver JVM's options that map the archive, when there is one, and keep its mapping quiet."""
     path = archive_path()
-    return [f"-XX:SharedArchiveFile={path}"] if path is not None and path.is_file() else []
+    return [f"-XX:SharedArchiveFile={path}", QUIET] if path is not None and path.is_file() else []
 
 
 def build() -> Path:
