@@ -23,11 +23,26 @@ from kdiag.finding import Finding
 
 
 def _readings_of(ids: list[str], groups: tuple[Group, ...], host: str | None, port: int | None, role: str,
-                 context: Context, builders: Mapping[str, Builder], said: str, *, node_id: int | None = None
-                 ) -> list[Finding]:
+                 context: Context, builders: Mapping[str, Builder], said: str, *, node_id: int | None = None,
+                 unobserved: bool = False) -> list[Finding]:
     quiet = replace(context, consequences=())
     built = [builders[i](Subject(i, groups, host, port, node_id, role), quiet) for i in ids]
+    if unobserved:
+        return [_unobserved(replace(f, severity="warning", title=MAYBE + f.title), said, ids) for f in built]
     return [hedged(f, MAYBE, said, readings=list(ids)) for f in built]
+
+
+# What a builder states as observed (a DNS answer, a TCP outcome, the mechanisms a broker offered): a reading drawn
+# from words that say none of it must not carry it.
+_OBSERVED = ("dns_status", "tcp_status", "sasl_mechanisms")
+
+
+def _unobserved(built: Finding, said: str, ids: list[str]) -> Finding:
+    """A reading no line observed: its title (the cause) and the hedge that names the others, not the account its
+    builder gives of a line that showed the failure ("the DNS answered that <host> does not exist"), and none of the
+    facts that account rests on; its fix stays, for when ``kdiag bootstrap`` finds it is this one."""
+    evidence = {k: v for k, v in dict(built.evidence).items() if k not in _OBSERVED}
+    return replace(built, explanation=said, evidence={**evidence, "certain": False, "readings": list(ids)})
 
 
 _SASL = ("SASL_REQUIRED", "SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH")
@@ -43,7 +58,7 @@ class GaveUp:
 
     sasl: tuple[str, ...]
     after_metadata: bool = False
-    pinned_versions: bool = False
+    pinned_versions: str = ""  # the setting whose version the family sends unasked ("" when it asks the broker)
 
 
 _GAVE_UP = {
@@ -55,7 +70,7 @@ _GAVE_UP = {
     AIOKAFKA: GaveUp(_SASL),
     # Sarama, client.go: ErrOutOfBrokers once every seed broker failed to open (its SASL login included) or to answer;
     # it sends each request at the version config.Version implies (V2_1_0 by default since 1.41), unasked.
-    GO: GaveUp(_SASL, pinned_versions=True),
+    GO: GaveUp(_SASL, pinned_versions="config.Version"),
     # ruby-kafka, cluster.rb: "Could not connect to any of the seed brokers" over each seed's error (a SASL one too).
     OTHER: GaveUp(_SASL),
     # Java: the admin's "Timed out waiting for a node assignment" and the consumer's "Timeout expired while fetching topic
@@ -99,15 +114,18 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     stages = [f"the bootstrap address not reached ({join_words(reach)})" if reach else "",
               f"the bootstrap reached, but its listener's security not the client's ({join_words(tls + sasl)})"
               if tls + sasl else "",
-              f"the bootstrap reached, but older than the request versions the client sends unasked ({older[0]})"
+              f"the bootstrap reached, but older than the request versions the client sends unasked (its "
+              f"{family.pinned_versions}; {older[0]})"
               if older else "",
               f"the bootstrap answered, but the brokers its metadata advertises not usable from the client's machine "
               f"({join_words(advertised)})" if advertised else ""]
     said = (f"The client says only that it reached no broker{where}, and no line says why; each of these ends so: "
             f"{'; '.join(s for s in stages if s)}. `{confirm}` on the client's machine decides: it connects to the "
             "bootstrap, logs in, then connects to every advertised broker, and says which step fails.")
-    found = _readings_of(reach + tls + sasl + older, tuple(groups), host, port, BOOTSTRAP, context, builders, said)
-    return found + _readings_of(advertised, tuple(groups), None, None, ADVERTISED, context, builders, said)
+    found = _readings_of(reach + tls + sasl + older, tuple(groups), host, port, BOOTSTRAP, context, builders, said,
+                         unobserved=True)
+    return found + _readings_of(advertised, tuple(groups), None, None, ADVERTISED, context, builders, said,
+                                unobserved=True)
 
 
 def task_producer_stalled(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:

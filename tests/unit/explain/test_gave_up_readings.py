@@ -66,7 +66,20 @@ def test_sasl_settings_in_the_paste_make_the_login_readings_refused_not_missing(
 def test_a_mechanism_the_paste_does_not_show_is_not_named():
     finding = next(f for f in explained(RUBY_KAFKA).findings if f.id == "SASL_MECHANISM_MISMATCH")
     assert "GSSAPI" not in finding.title + finding.explanation
-    assert "does not enable the SASL mechanism the client asks for" in finding.explanation
+    assert "SASL_MECHANISM_MISMATCH" in finding.explanation and "not enabled" in finding.title
+
+
+def test_a_reading_no_line_observed_states_no_observation():
+    """A bare give-up shows no DNS answer, no TCP outcome and no mechanism list: its readings say what each cause means
+    (the catalog's words), never the account a builder gives of a line that showed the failure ("the DNS answered
+    that <host> does not exist"), and carry none of the facts that account rests on."""
+    for paste in (KAFKA_PYTHON, f"bootstrap_servers=kafka:9092\n{KAFKA_PYTHON}", RUBY_KAFKA):
+        for finding in explained(paste).findings:
+            assert finding.title.startswith("Maybe: ") and finding.evidence["certain"] is False
+            assert not {"dns_status", "tcp_status", "sasl_mechanisms"} & set(finding.evidence), finding.id
+            assert "the DNS answered" not in finding.explanation and "did not accept the connection" not in \
+                finding.explanation, finding.id
+            assert finding.explanation.startswith("The client says only that it reached no broker")
 
 
 
