@@ -5,7 +5,7 @@ maximum of N connections``); one reading among others where a client says only t
 from __future__ import annotations
 
 from kdiag.diagnose.rule import finding
-from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
+from kdiag.explain.shared import at_start, client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -26,7 +26,7 @@ def broker_closed_connection(subject: Subject, context: Context) -> Finding:
                    "that with a connection from an address already at max.connections.per.ip (its server.log says "
                    "`Rejected connection from /<IP>`), with a request it will not serve, and while it shuts down; a "
                    "proxy or load balancer does it when its backend is down.")
-        title = f"{subject.where[0].upper() + subject.where[1:]} closed the connection instead of answering"
+        title = f"{at_start(subject)} closed the connection instead of answering"
     fix = ("Read the broker's server.log (or the proxy's log) at the time for why it closed the connection; if it says "
            "`Rejected connection from /<IP>, address already has the configured maximum of N connections`, find the "
            "client that holds them (one producer per message is the usual leak) or raise the limit for that address:\n"

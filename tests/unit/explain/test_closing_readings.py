@@ -68,3 +68,10 @@ def test_saramas_not_connected_is_a_connection_that_had_worked_closed_since_neve
 def test_a_hang_up_at_the_first_request_has_no_idle_reading():
     assert "IDLE_CONNECTION_DROPPED" not in ids(explained("failed to dial: failed to open connection to kafka:9092: "
                                                           "EOF"))
+
+
+def test_a_host_name_at_the_start_of_a_title_is_written_as_the_log_wrote_it():
+    line = ("%3|1614780000.123|FAIL|rdkafka#producer-1| [thrd:kafka:9092/bootstrap]: kafka:9092/bootstrap: Disconnected "
+            "(after 0ms in state APIVERSION_QUERY)")
+    closed = next(f for f in explained(line).findings if f.id == "BROKER_CLOSED_CONNECTION")
+    assert "kafka:9092 closed the connection" in closed.title and "Kafka:9092" not in closed.title
