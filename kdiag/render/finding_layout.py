@@ -13,12 +13,13 @@ The finding is expected as ``kdiag.render.safe.displayable`` leaves it: scrubbed
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from rich.console import Console
 from rich.padding import Padding
+from rich.table import Table
 from rich.text import Text
 
 from kdiag.finding import Finding
@@ -136,6 +137,35 @@ def draw_finding(console: Console, finding: Finding) -> None:
     console.print()
 
 
+def draw_readings(console: Console, severity: str, heading: str, findings: Sequence[Finding],
+                  evidence: Mapping[str, Any], fix: str) -> None:
+    """Readings of the same lines drawn once (``kdiag.render.explain.Readings``): the heading, each reading's
+    id and title, the explanation they share, the evidence they share, the command that decides."""
+    style = SEVERITY_STYLE.get(severity, "bold")
+    top = Text()
+    top.append(f"{SEVERITY_SYMBOL.get(severity, '?')} {severity.upper()} ", style=style)
+    top.append(heading, style="bold")
+    console.print(top)
+    listed = Table.grid(padding=(0, 2))
+    listed.add_column(no_wrap=True)
+    listed.add_column()
+    for finding in findings:
+        listed.add_row(Text(finding.id, style="bold"), Text(finding.title))
+    console.print(Padding(listed, (0, 0, 0, INDENT)))
+    console.print()
+    console.print(Padding(Text(findings[0].explanation), (0, 0, 0, INDENT)))
+    lines = evidence_lines(evidence)
+    if lines:
+        console.print()
+        console.print(Padding(Text("Evidence", style="bold"), (0, 0, 0, INDENT)))
+        console.print(Padding(Text("\n").join(_evidence_text(line) for line in lines), (0, 0, 0, INDENT * 2)))
+    console.print()
+    console.print(Padding(Text("Fix", style="bold"), (0, 0, 0, INDENT)))
+    for line in fix.split("\n"):
+        console.print(Text(" " * INDENT * 2 + line, style="cyan"), no_wrap=True, crop=False, overflow="ignore")
+    console.print()
+
+
 def _evidence_text(line: EvidenceLine) -> Text:
     label, value = line.parts()
     return Text.assemble((label, "dim" if line.key else ""), value)
@@ -156,4 +186,17 @@ def finding_markdown(finding: Finding, *, level: int = 3) -> str:
         parts.append("**Evidence**\n\n" + fence("\n".join(str(line) for line in evidence)))
     if finding.fix:
         parts.append("**Fix**\n\n" + fences(finding.fix))
+    return "\n\n".join(parts)
+
+
+def readings_markdown(severity: str, heading: str, findings: Sequence[Finding], evidence: Mapping[str, Any],
+                      fix: str, *, level: int = 3) -> str:
+    """``draw_readings`` as a Markdown block."""
+    icon = SEVERITY_ICON.get(severity, severity)
+    parts = [f"{'#' * level} {icon} {heading}", "\n".join(f"- **{f.id}** — {f.title}" for f in findings),
+             findings[0].explanation]
+    lines = evidence_lines(evidence)
+    if lines:
+        parts.append("**Evidence**\n\n" + fence("\n".join(str(line) for line in lines)))
+    parts.append("**Fix**\n\n" + fences(fix))
     return "\n\n".join(parts)

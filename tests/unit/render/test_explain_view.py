@@ -41,3 +41,35 @@ def test_json_view_is_the_contract_shape():
     [finding] = document["findings"]
     assert set(finding) == {"id", "severity", "title", "explanation", "evidence", "fix"}
     assert finding["evidence"]["lines"] == [REFUSED] and finding["evidence"]["count"] == 1
+
+
+GAVE_UP = "kafka.errors.NoBrokersAvailable: NoBrokersAvailable"
+
+
+def test_readings_of_the_same_lines_are_drawn_once_with_the_commands_that_decide():
+    explanation = explained(GAVE_UP)
+    assert len(explanation.findings) >= 5  # a bare give-up: every way to reach no broker is a reading
+    text = render_explanation(explanation, Format.TEXT, width=100)
+    shared = explanation.findings[0].explanation.split(";")[0]
+    assert text.count(shared) == 1 and text.count("Evidence") == 1 and text.count("Fix") == 1
+    assert f"{len(explanation.findings)} readings of the same lines" in text
+    for finding in explanation.findings:
+        assert finding.id in text and finding.fix.split("\n")[0] not in text
+    assert "kdiag bootstrap <bootstrap host>:9092" in text and "kdiag findings ID" in text
+    # of two commands where one only adds settings, the fuller one
+    assert "-X sasl.mechanisms=<mechanism>\n" not in text and "-X sasl.password=<password>" in text
+    assert len(text.splitlines()) < 60
+
+
+def test_markdown_draws_the_readings_once_and_json_keeps_every_finding_whole():
+    explanation = explained(GAVE_UP)
+    markdown = render_explanation(explanation, Format.MARKDOWN)
+    assert markdown.count("**Evidence**") == 1 and markdown.count("### ") == 1
+    document = json.loads(render_explanation(explanation, Format.JSON))
+    assert [f["id"] for f in document["findings"]] == [f.id for f in explanation.findings]
+    assert all(f["fix"] for f in document["findings"])
+
+
+def test_a_certain_finding_beside_readings_is_drawn_whole():
+    text = render_explanation(explained(REFUSED + "\n" + GAVE_UP), Format.TEXT, width=100)
+    assert "✗ ERROR BOOTSTRAP_REFUSED" in text and "nc -vz" in text
