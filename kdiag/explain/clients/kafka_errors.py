@@ -273,13 +273,24 @@ def _segmentio_dial_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("any.connection_reset", ANY, "reset by peer", r"[Cc]onnection reset by peer",
          "read tcp 10.0.0.5:53412->10.0.0.9:9092: read: connection reset by peer")
 def _connection_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CONNECTION_CLOSED, ANY, detail="connection reset by peer")
+    yield Sighting(CONNECTION_CLOSED, ANY, *_go_peer(m.string), detail="connection reset by peer")
 
 
 @pattern("any.broken_pipe", ANY, "broken pipe", r"write: broken pipe", "write tcp 10.0.0.5:53412->10.0.0.9:9092: "
          "write: broken pipe")
 def _broken_pipe(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CONNECTION_CLOSED, ANY, detail="broken pipe")
+    yield Sighting(CONNECTION_CLOSED, ANY, *_go_peer(m.string), detail="broken pipe")
+
+
+# Go's net.OpError names both ends: ``read tcp LOCAL->REMOTE: read: ...``; the remote is the address that hung up.
+_GO_PEER = re.compile(rf"\b(?:read|write) tcp\d? \S+->(?P<hp>{HOSTPORT}): (?:read|write):")
+
+
+def _go_peer(line: str) -> tuple[str | None, int | None]:
+    """The remote end of the one Go read or write on ``line`` that failed, (None, None) when it names none
+    or several (which one hung up is then not said)."""
+    peers = {m.group("hp") for m in _GO_PEER.finditer(line)}
+    return split_endpoint(peers.pop()) if len(peers) == 1 else (None, None)
 
 
 @pattern("node.econnreset", ANY, "ECONNRESET", r"\b(?:read ECONNRESET|write EPIPE|ECONNRESET)\b",

@@ -75,3 +75,21 @@ def test_a_host_name_at_the_start_of_a_title_is_written_as_the_log_wrote_it():
             "(after 0ms in state APIVERSION_QUERY)")
     closed = next(f for f in explained(line).findings if f.id == "BROKER_CLOSED_CONNECTION")
     assert "kafka:9092 closed the connection" in closed.title and "Kafka:9092" not in closed.title
+
+
+@pytest.mark.parametrize("line", [
+    "kafka: client has run out of available brokers to talk to: write tcp 10.0.0.5:51234->10.0.0.9:9092: write: "
+    "broken pipe",
+    "read tcp 10.0.0.5:53412->10.0.0.9:9092: read: connection reset by peer",
+])
+def test_go_names_the_end_that_hung_up_and_the_readings_name_it_too(line):
+    readings = explained(line).findings
+    assert readings and all("the log does not name" not in f.title for f in readings)
+    assert any("10.0.0.9:9092" in f.title for f in readings)
+    assert all("10.0.0.5" not in f.title for f in readings)
+
+
+def test_two_go_peers_on_one_line_leave_the_address_unnamed():
+    line = ("write tcp 10.0.0.5:1->10.0.0.9:9092: write: broken pipe; read tcp 10.0.0.5:2->10.0.0.8:9092: read: "
+            "connection reset by peer")
+    assert all("10.0.0.9" not in f.title and "10.0.0.8" not in f.title for f in explained(line).findings)
