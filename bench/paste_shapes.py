@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import html
 import json
-import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path

@@ -207,10 +207,10 @@ def _closed_during_login(report: Report) -> Finding | None:
     explanation = (f"At {target.label}, {sent}. {likely} librdkafka reports the same moment as `SASL "
                    "authentication error ... Broker transport failure`, a Java client as a disconnect during "
                    "authentication.")
-    fix = (f"To make it certain, look in the broker's log at the time of the run: Apache Kafka logs `Failed "
-           f"authentication with /<this machine's address> (Authentication failed: Invalid username or password)` "
-           f"for rejected credentials. Then check what the client sends (never paste the password into a ticket):"
-           f"\n\n" + client_settings_fix(report, protocol=security_protocol(report), mechanism=mechanism)
+    fix = ("To make it certain, look in the broker's log at the time of the run: Apache Kafka logs `Failed "
+           "authentication with /<this machine's address> (Authentication failed: Invalid username or password)` "
+           "for rejected credentials. Then check what the client sends (never paste the password into a ticket):"
+           "\n\n" + client_settings_fix(report, protocol=security_protocol(report), mechanism=mechanism)
            + f"\n\nFor SCRAM, see whether the user exists on the cluster:\n"
            f"  kafka-configs.sh --bootstrap-server {where} --describe --entity-type users --entity-name <user>")
     evidence = {"where": target.label, "node_id": target.node_id, "closed_after": result.closed_after,
