@@ -269,10 +269,9 @@ def kafka_logins(bindings: Sequence[str], sources: Sequence[str], *, env: Enviro
     name. The sets are read as ``kdiag watch`` reads them (``KDIAG_CRED_<NAME>_*``) and their secrets
     scrubbed from everything the run prints. A source no set binds gets none; a set that binds none,
     or two sets on one source, is a usage error."""
-    from kdiag.commands.watch import credential_set_settings
+    from kdiag.credentials import CredentialSet, credential_set_settings, parse_credential_binding, parse_set_name
     from kdiag.fleet.inputs import KafkaLogin, parse_kafka
     from kdiag.target import parse_bootstrap
-    from kdiag.watch.access import CredentialSet, parse_credential_binding, parse_set_name
 
     if not bindings:
         return ()
