@@ -143,7 +143,7 @@ ROOMS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("kdiag.render", ("probes", "kdiag.finding", "kdiag.render.safe", "kdiag.secrets", "kdiag.capture.model",
                       "kdiag.report", "kdiag.orchestrate", "kdiag.explain", "kdiag.diff", "kdiag.lab", "kdiag.catalog",
                       "kdiag.fleet")),
-    ("kdiag.fleet.job", ("kdiag.report", "kdiag.fleet", "kdiag.render")),
+    ("kdiag.fleet.job", ("kdiag.exitstatus", "kdiag.secrets", "kdiag.report", "kdiag.fleet", "kdiag.render")),
     ("kdiag.sinks", ("kdiag.exitstatus",)),
     ("kdiag.watch", ("probes", "kdiag", "kdiag.exitstatus", "kdiag.render.safe", "kdiag.secrets", "kdiag.report",
                      "kdiag.inputfile", "kdiag.target", "kdiag.credentials", "kdiag.diagnose", "kdiag.orchestrate",
