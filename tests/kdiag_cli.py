@@ -34,19 +34,20 @@ class KdiagRun:
         return next(s for s in self.report["stages"] if s["name"] == name)
 
 
-def kdiag_argv(*args: str, netns: str | None = None) -> list[str]:
-    argv = [sys.executable, "-m", "kdiag", *args]
+def kdiag_argv(*args: str, netns: str | None = None, module: str = "kdiag") -> list[str]:
+    argv = [sys.executable, "-m", module, *args]
     return ["ip", "netns", "exec", netns, *argv] if netns else argv
 
 
 def run_kdiag(*args: str, netns: str | None = None, timeout: float = 60, input: str | None = None,
-              extra_env: dict[str, str] | None = None) -> KdiagRun:
-    """``extra_env``: variables added to this process's environment for the run."""
+              extra_env: dict[str, str] | None = None, module: str = "kdiag") -> KdiagRun:
+    """``extra_env``: variables added to this process's environment for the run; ``module``: the entry
+    point run with ``python -m`` (``kdiag.fleet.ingest``: what ``spark-submit kdiag/fleet/ingest.py`` runs)."""
     import time
 
     env = {**os.environ, **(extra_env or {}),
            "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
     started = time.monotonic()
-    done = subprocess.run(kdiag_argv(*args, netns=netns), capture_output=True, text=True, timeout=timeout,
+    done = subprocess.run(kdiag_argv(*args, netns=netns, module=module), capture_output=True, text=True, timeout=timeout,
                           env=env, cwd=REPO, input=input)
     return KdiagRun(done.returncode, done.stdout, done.stderr, time.monotonic() - started)

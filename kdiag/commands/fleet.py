@@ -16,6 +16,7 @@ import typer
 
 from kdiag.environment import DebugOption, Environment, environment
 from kdiag.exitstatus import ExitStatus, UsageError
+from kdiag.fleet.inputs import KAFKA_CREDENTIALS_HELP
 
 if TYPE_CHECKING:
     from kdiag.fleet.inputs import KafkaLogin
@@ -74,12 +75,7 @@ VerboseOption = Annotated[bool, typer.Option("--verbose", help="Show Spark's own
 OutOption = Annotated[str, typer.Option("--out", metavar="DIR", show_default=False, help="Where to write.")]
 OverwriteOption = Annotated[bool, typer.Option("--overwrite", help="Replace --out if it exists.")]
 KafkaCredentialsOption = Annotated[Optional[list[str]], typer.Option(
-    "--kafka-credentials", metavar="NAME[=PATTERN,...]", show_default=False,
-    help="Read the kafka:// sources on the cluster matching PATTERN (host globs, addresses, CIDRs, each maybe "
-    ":PORT; without it: the one cluster the kafka:// sources name) with the client settings "
-    "KDIAG_CRED_<NAME>_<SETTING> (as kdiag watch's: SECURITY_PROTOCOL, SASL_MECHANISMS, SASL_USERNAME, "
-    "SASL_PASSWORD[_FILE], SSL_CA_LOCATION, ...). Repeatable. A source no set is bound to is read without "
-    "credentials.")]
+    "--kafka-credentials", metavar="NAME[=PATTERN,...]", show_default=False, help=KAFKA_CREDENTIALS_HELP)]
 
 fleet_app = typer.Typer(name="fleet", help=FLEET_HELP, short_help="Analyze a fleet's reports on Spark.",
                         no_args_is_help=True, add_completion=False, rich_markup_mode=None,
@@ -263,49 +259,14 @@ def ingest_command(
 
 def kafka_logins(bindings: Sequence[str], sources: Sequence[str], *, env: Environment,
                  environ: Mapping[str, str] | None = None) -> tuple[tuple[str, KafkaLogin], ...]:
-    """Each ``kafka://`` source's credential set, by the source's text, from ``--kafka-credentials``:
-    ``NAME=PATTERN[,...]`` binds the set to the sources whose every bootstrap endpoint a pattern matches
-    (``kdiag watch --probe-credentials``' patterns); a bare ``NAME`` to the one cluster the sources
-    name. The sets are read as ``kdiag watch`` reads them (``KDIAG_CRED_<NAME>_*``) and their secrets
-    scrubbed from everything the run prints. A source no set binds gets none; a set that binds none,
-    or two sets on one source, is a usage error."""
-    from kdiag.commands.watch import credential_set_settings
-    from kdiag.fleet.inputs import KafkaLogin, parse_kafka
-    from kdiag.target import parse_bootstrap
-    from kdiag.watch.access import CredentialSet, parse_credential_binding, parse_set_name
+    """Each ``kafka://`` source's credential set from ``--kafka-credentials``
+    (``kdiag.fleet.inputs.bind_kafka_logins``, which the spark-submit entry points share), the sets'
+    secrets scrubbed from everything the run prints."""
+    from kdiag.fleet.inputs import bind_kafka_logins
 
-    if not bindings:
-        return ()
-    environ = os.environ if environ is None else environ
-    topics = [parse_kafka(source) for source in sources if source.startswith("kafka://")]
-    if not topics:
-        raise UsageError("--kafka-credentials goes with a kafka://BOOTSTRAP/TOPIC source")
-    endpoints = {str(topic): parse_bootstrap(topic.bootstrap) for topic in topics}
-    clusters = {frozenset((e.host.lower(), e.port) for e in found) for found in endpoints.values()}
-    logins: dict[str, KafkaLogin] = {}
-    names: set[str] = set()
-    for binding in bindings:
-        if "=" in binding:
-            name, patterns = parse_credential_binding(binding, option="--kafka-credentials")
-            bound = [t for t in topics if CredentialSet(name, patterns, {}).bound_to(endpoints[str(t)])]
-        else:
-            name, bound = parse_set_name("--kafka-credentials", binding), topics
-            if len(clusters) > 1:
-                raise UsageError(f"--kafka-credentials {binding}: the kafka:// sources name several clusters; bind "
-                                 f"the set to its own: --kafka-credentials {binding}=HOST:PORT[,...]")
-        if name in names:
-            raise UsageError(f"--kafka-credentials names the set {name} twice")
-        names.add(name)
-        if not bound:
-            raise UsageError(f"--kafka-credentials {binding}: no kafka:// source's bootstrap matches it")
-        settings = credential_set_settings(name, environ, option="--kafka-credentials")
-        env.scrub = env.scrub.adding(settings.secrets)
-        login = KafkaLogin(name, dict(settings.settings), settings.secrets)
-        for topic in bound:
-            if str(topic) in logins:
-                raise UsageError(f"{topic}: both credential sets {logins[str(topic)].name} and {name} are bound to it")
-            logins[str(topic)] = login
-    return tuple(logins.items())
+    logins = bind_kafka_logins(bindings, sources, os.environ if environ is None else environ)
+    env.scrub = env.scrub.adding(secret for _, login in logins for secret in login.secrets)
+    return logins
 
 
 def register(app: typer.Typer) -> None:

@@ -25,12 +25,12 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from kdiag.credentials import CREDENTIAL_PREFIX, client_options_from_environment, credential_set_settings
 from kdiag.environment import ClientSettingOption, DebugOption, Environment, environment, load_settings
 from kdiag.exitstatus import ExitStatus, UsageError
 from probes.hostport import hostport
 
 if TYPE_CHECKING:
-    from kdiag.clientconfig import ClientSettings
     from kdiag.orchestrate import BootstrapOptions
     from kdiag.watch.access import ProbeAccess
     from kdiag.watch.webconfig import WebConfig
@@ -89,9 +89,6 @@ ENVIRONMENT = {
     "probe_allow": "KDIAG_PROBE_ALLOW", "probe_credentials": "KDIAG_PROBE_CREDENTIALS",
     "probe_listener_scan": "KDIAG_PROBE_LISTENER_SCAN", "web_config_file": "KDIAG_WEB_CONFIG_FILE",
 }
-CLIENT_PREFIX = "KDIAG_CLIENT_"
-CREDENTIAL_PREFIX = "KDIAG_CRED_"  # KDIAG_CRED_<NAME>_<SETTING>: a named set's client settings (--probe-credentials,
-#                                   --report-credentials)
 
 
 def _opt(name: str, *flags: str, metavar: str | None = None, help: str) -> typer.models.OptionInfo:  # noqa: A002
@@ -256,32 +253,6 @@ def choice(option: str, text: str, choices: Sequence[str]) -> str:
     return value
 
 
-def client_options_from_environment(environ: Mapping[str, str], *, prefix: str = CLIENT_PREFIX) -> list[str]:
-    """``KDIAG_CLIENT_SASL_PASSWORD=…`` and ``KDIAG_CLIENT_SASL_PASSWORD_FILE=/run/secrets/…`` as
-    ``-X`` options (``sasl.password=…``), sorted by name; an unknown name is a UsageError. ``prefix``:
-    ``KDIAG_CLIENT_``, or a named credential set's ``KDIAG_CRED_<NAME>_``."""
-    from kdiag.clientconfig import LIBRDKAFKA_PROPERTIES
-
-    names = {name.upper().replace(".", "_"): name for name in LIBRDKAFKA_PROPERTIES}
-    options = []
-    for variable in sorted(v for v in environ if v.startswith(prefix)):
-        key, value = variable[len(prefix):], environ[variable]
-        from_file = key.endswith("_FILE") and key[:-5] in names
-        if from_file:
-            key = key[:-5]
-            from kdiag.inputfile import MAX_COMMAND_CONFIG, read_input
-
-            raw = read_input(value, what=variable, limit=MAX_COMMAND_CONFIG)  # a regular file, size-capped
-            try:
-                value = raw.decode("utf-8").rstrip("\r\n")
-            except UnicodeDecodeError:
-                raise UsageError(f"{variable}: {value} is not UTF-8 text") from None
-        if key not in names:
-            raise UsageError(f"{variable}: no librdkafka setting is called {key.lower().replace('_', '.')}")
-        options.append(f"{names[key]}={value}")
-    return options
-
-
 # --- configuration: every option checked before anything starts ------------------------------------
 
 
@@ -329,7 +300,7 @@ def configure(args: WatchArguments, *, env: Environment, environ: Mapping[str, s
     """Every option parsed and checked (UsageError, one line); ``env`` learns the secrets to scrub."""
     from kdiag.orchestrate import BootstrapOptions
     from kdiag.target import check_topic_name, parse_bootstrap
-    from kdiag.watch.access import parse_set_name
+    from kdiag.credentials import parse_set_name
     from kdiag.watch.webconfig import WebConfig, load_web_config
 
     if not args.bootstrap:
@@ -396,7 +367,8 @@ def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], 
                            environ: Mapping[str, str], report_set: str | None = None) -> ProbeAccess:
     """``/probe``'s allow-list, its named credential sets (their secrets scrubbed like the client's)
     and whether it may scan listeners."""
-    from kdiag.watch.access import CredentialSet, ProbeAccess, parse_credential_binding, parse_patterns
+    from kdiag.credentials import CredentialSet, parse_credential_binding, parse_patterns
+    from kdiag.watch.access import ProbeAccess
 
     allow = parse_patterns("--probe-allow", args.probe_allow) if args.probe_allow else ()
     sets: list[CredentialSet] = []
@@ -415,20 +387,6 @@ def configure_probe_access(args: WatchArguments, targets: tuple[Endpoint, ...], 
         raise UsageError(f"{orphan}: neither --probe-credentials NAME=PATTERN nor --report-credentials NAME names "
                          f"its set")
     return ProbeAccess(targets, allow, tuple(sets), bool(args.probe_listener_scan))
-
-
-def credential_set_settings(name: str, environ: Mapping[str, str], *,
-                            option: str = "--probe-credentials") -> ClientSettings:
-    """A named set's client settings: ``KDIAG_CRED_<NAME>_COMMAND_CONFIG`` (a client.properties), then
-    ``KDIAG_CRED_<NAME>_<SETTING>`` and ``…_<SETTING>_FILE`` as for ``KDIAG_CLIENT_``."""
-    from kdiag.clientconfig import load_client_settings
-
-    prefix = f"{CREDENTIAL_PREFIX}{name}_"
-    config_file = environ.get(prefix + "COMMAND_CONFIG")
-    variables = {k: v for k, v in environ.items() if k.startswith(prefix) and k != prefix + "COMMAND_CONFIG"}
-    if not variables and config_file is None:
-        raise UsageError(f"{option} {name}: no {prefix}<SETTING> variable gives the set's settings")
-    return load_client_settings(client_options_from_environment(variables, prefix=prefix), config_file)
 
 
 def configure_sinks(args: WatchArguments, targets: tuple[Endpoint, ...]) -> SinkConfig:

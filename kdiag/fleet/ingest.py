@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import re
 import signal
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -466,12 +466,13 @@ def _absolute(path: str) -> str:
 # --- spark-submit entry point -------------------------------------------------------------------
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    """``spark-submit kdiag/fleet/ingest.py SOURCE... --table DIR [--once]``: the same ingest."""
+def main(argv: Sequence[str] | None = None, *, environ: Mapping[str, str] | None = None) -> int:
+    """``spark-submit kdiag/fleet/ingest.py SOURCE... --table DIR [--once] [--kafka-credentials
+    NAME[=PATTERN,...]]``: the same ingest (``environ``: where the sets are read, ``os.environ``)."""
     import argparse
     import sys
 
-    from kdiag.fleet.job import FleetError
+    from kdiag.fleet.job import Logins, add_kafka_credentials, run_submitted
 
     parser = argparse.ArgumentParser(prog="kdiag.fleet.ingest", description="kdiag's fleet ingest.")
     parser.add_argument("sources", nargs="+", metavar="SOURCE")
@@ -482,16 +483,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--max-files-per-batch", type=int)
     parser.add_argument("--max-records-per-batch", type=int)
     parser.add_argument("--verbose", action="store_true")
+    add_kafka_credentials(parser)
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
-    options = IngestOptions(tuple(args.sources), args.table, args.once, args.trigger, args.master, args.verbose,
-                            args.max_files_per_batch, args.max_records_per_batch)
-    try:
-        result = ingest(options, progress=lambda step: print(f"kdiag fleet: {step}", file=sys.stderr))
-    except (FleetError, InputError) as exc:
-        print(f"kdiag fleet: error: {exc}", file=sys.stderr)
-        return 2
-    print(f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} batches")
-    return 0
+
+    def work(logins: Logins, progress: Callable[[str], None]) -> str:
+        options = IngestOptions(tuple(args.sources), args.table, args.once, args.trigger, args.master, args.verbose,
+                                args.max_files_per_batch, args.max_records_per_batch, kafka_logins=logins)
+        result = ingest(options, progress=progress)
+        return f"{result.reports} reports and {result.rejected} rejected records ingested in {result.batches} batches"
+
+    return run_submitted(args.kafka_credentials, args.sources, work, environ=environ)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import glob
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from urllib.parse import urlsplit
 
@@ -76,6 +76,59 @@ def with_logins(topics: tuple[KafkaInput, ...], logins: Mapping[str, KafkaLogin]
     """``topics``, each with the login bound to it (``logins``: by the source's ``kafka://`` text);
     a topic no set is bound to has none."""
     return tuple(replace(topic, login=logins.get(str(topic))) for topic in topics)
+
+
+KAFKA_CREDENTIALS_HELP = (
+    "Read the kafka:// sources on the cluster matching PATTERN (host globs, addresses, CIDRs, each maybe "
+    ":PORT; without it: the one cluster the kafka:// sources name) with the client settings "
+    "KDIAG_CRED_<NAME>_<SETTING> (as kdiag watch's: SECURITY_PROTOCOL, SASL_MECHANISMS, SASL_USERNAME, "
+    "SASL_PASSWORD[_FILE], SSL_CA_LOCATION, ...). Repeatable. A source no set is bound to is read without "
+    "credentials.")
+"""``--kafka-credentials NAME[=PATTERN,...]``'s help, in ``kdiag fleet`` and in the spark-submit entry points."""
+
+
+def bind_kafka_logins(bindings: Sequence[str], sources: Sequence[str],
+                      environ: Mapping[str, str]) -> tuple[tuple[str, KafkaLogin], ...]:
+    """Each ``kafka://`` source's credential set, by the source's text, from ``--kafka-credentials``:
+    ``NAME=PATTERN[,...]`` binds the set to the sources whose every bootstrap endpoint a pattern matches
+    (``kdiag watch --probe-credentials``' patterns); a bare ``NAME`` to the one cluster the sources
+    name. The sets are read from ``environ`` as ``kdiag watch`` reads them (``KDIAG_CRED_<NAME>_*``);
+    each login carries its secrets, for the caller's scrubber. A source no set binds gets none; a set
+    that binds none, or two sets on one source, is a usage error (``UsageError``, one line)."""
+    from kdiag.credentials import CredentialSet, credential_set_settings, parse_credential_binding, parse_set_name
+    from kdiag.exitstatus import UsageError
+    from kdiag.target import parse_bootstrap
+
+    if not bindings:
+        return ()
+    topics = [parse_kafka(source) for source in sources if source.startswith("kafka://")]
+    if not topics:
+        raise UsageError("--kafka-credentials goes with a kafka://BOOTSTRAP/TOPIC source")
+    endpoints = {str(topic): parse_bootstrap(topic.bootstrap) for topic in topics}
+    clusters = {frozenset((e.host.lower(), e.port) for e in found) for found in endpoints.values()}
+    logins: dict[str, KafkaLogin] = {}
+    names: set[str] = set()
+    for binding in bindings:
+        if "=" in binding:
+            name, patterns = parse_credential_binding(binding, option="--kafka-credentials")
+            bound = [t for t in topics if CredentialSet(name, patterns, {}).bound_to(endpoints[str(t)])]
+        else:
+            name, bound = parse_set_name("--kafka-credentials", binding), topics
+            if len(clusters) > 1:
+                raise UsageError(f"--kafka-credentials {binding}: the kafka:// sources name several clusters; bind "
+                                 f"the set to its own: --kafka-credentials {binding}=HOST:PORT[,...]")
+        if name in names:
+            raise UsageError(f"--kafka-credentials names the set {name} twice")
+        names.add(name)
+        if not bound:
+            raise UsageError(f"--kafka-credentials {binding}: no kafka:// source's bootstrap matches it")
+        settings = credential_set_settings(name, environ, option="--kafka-credentials")
+        login = KafkaLogin(name, dict(settings.settings), settings.secrets)
+        for topic in bound:
+            if str(topic) in logins:
+                raise UsageError(f"{topic}: both credential sets {logins[str(topic)].name} and {name} are bound to it")
+            logins[str(topic)] = login
+    return tuple(logins.items())
 
 
 def is_remote(path: str) -> bool:

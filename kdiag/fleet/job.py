@@ -1,7 +1,8 @@
 """The fleet job on Spark: reports in, the tables of ``kdiag.fleet.tables`` out, as Parquet under ``--out``.
 
 Runs as it is under ``spark-submit`` (``spark-submit kdiag/fleet/job.py INPUT... --out DIR``), with
-``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``. Spark is imported here and in
+``python -m kdiag.fleet.job``, or from ``kdiag fleet analyze``; under ``spark-submit`` (``run_submitted``,
+the ingest's boundary too) ``--kafka-credentials`` reads its sets from the driver's environment. Spark is imported here and in
 ``kdiag.fleet.spark_tables`` only.
 
 One pass over the input: the text is read once (line files, whole ``*.json`` files, or a Kafka topic),
@@ -27,7 +28,7 @@ import shutil
 import socket
 import sys
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -576,7 +577,46 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
 # --- spark-submit entry point -------------------------------------------------------------------
 
 
-def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
+def add_kafka_credentials(parser: argparse.ArgumentParser) -> None:
+    """``--kafka-credentials NAME[=PATTERN,...]`` (repeatable), as ``kdiag fleet`` takes it."""
+    from kdiag.fleet.inputs import KAFKA_CREDENTIALS_HELP
+
+    parser.add_argument("--kafka-credentials", action="append", default=[], metavar="NAME[=PATTERN,...]",
+                        help=KAFKA_CREDENTIALS_HELP.replace("%", "%%"))
+
+
+Logins = tuple[tuple[str, KafkaLogin], ...]
+
+
+def run_submitted(bindings: Sequence[str], sources: Sequence[str],
+                  work: Callable[[Logins, Callable[[str], None]], str], *,
+                  environ: Mapping[str, str] | None = None) -> int:
+    """The boundary of a spark-submit entry point (``ingest.main``, ``main``): binds the
+    ``--kafka-credentials`` sets to the ``kafka://`` sources, read from the driver's environment
+    (``environ``: ``os.environ``) as ``kdiag fleet`` reads them, runs ``work(logins, progress)`` and
+    prints the text it returns. Bad input is one line on stderr and exit 2; everything printed is
+    scrubbed of the sets' secrets."""
+    from kdiag.exitstatus import UsageError
+    from kdiag.fleet.inputs import InputError, bind_kafka_logins
+    from kdiag.secrets import Scrubber
+
+    scrub = Scrubber()
+
+    def say(text: str, stream: Any = sys.stderr) -> None:
+        print(scrub(text), file=stream, flush=True)
+
+    try:
+        logins = bind_kafka_logins(bindings, sources, os.environ if environ is None else environ)
+        scrub = scrub.adding(secret for _, login in logins for secret in login.secrets)
+        text = work(logins, lambda step: say(f"kdiag fleet: {step}"))
+    except (FleetError, InputError, UsageError) as exc:
+        say(f"kdiag fleet: error: {exc}")
+        return 2
+    say(text, sys.stdout)
+    return 0
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="kdiag.fleet.job", description="kdiag's fleet job (kdiag fleet analyze).")
     parser.add_argument("inputs", nargs="*", metavar="INPUT")
     parser.add_argument("--table", help="a reports table written by kdiag fleet ingest")
@@ -588,26 +628,26 @@ def parse_args(argv: Sequence[str]) -> AnalyzeOptions:
     parser.add_argument("--overwrite", action="store_true")
     parser.add_argument("--verbose", action="store_true")
     parser.add_argument("--no-html", dest="html", action="store_false")
+    add_kafka_credentials(parser)
     args = parser.parse_args(argv)
     if not args.inputs and not args.table:
         parser.error("give INPUT... or --table DIR")
-    return AnalyzeOptions(tuple(args.inputs), args.out, args.master, args.since, args.until, args.min_vantages,
-                          args.overwrite, args.verbose, args.html, table=args.table)
+    return args
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    from kdiag.fleet.inputs import InputError
+def main(argv: Sequence[str] | None = None, *, environ: Mapping[str, str] | None = None) -> int:
+    """``spark-submit kdiag/fleet/job.py INPUT... --out DIR [--kafka-credentials NAME[=PATTERN,...]]``."""
+    args = parse_args(sys.argv[1:] if argv is None else argv)
 
-    options = parse_args(sys.argv[1:] if argv is None else argv)
-    try:
-        result = analyze(options, progress=lambda step: print(f"kdiag fleet: {step}", file=sys.stderr))
-    except (FleetError, InputError) as exc:
-        print(f"kdiag fleet: error: {exc}", file=sys.stderr)
-        return 2
-    from kdiag.render.fleet import render_summary
+    def work(logins: Logins, progress: Callable[[str], None]) -> str:
+        from kdiag.render.fleet import render_summary
 
-    print(render_summary(result.tables, width=100, color=False))
-    return 0
+        options = AnalyzeOptions(tuple(args.inputs), args.out, args.master, args.since, args.until,
+                                 args.min_vantages, args.overwrite, args.verbose, args.html, table=args.table,
+                                 kafka_logins=logins)
+        return render_summary(analyze(options, progress=progress).tables, width=100, color=False)
+
+    return run_submitted(args.kafka_credentials, args.inputs, work, environ=environ)
 
 
 if __name__ == "__main__":

@@ -108,17 +108,18 @@ def jaas(module: str, options: str = "") -> str:
     return f"org.apache.kafka.common.security.{module} required{options};"
 
 
-def sasl_listener(listener: str, *, oauthbearer: bool = False) -> dict[str, str]:
-    """The overrides that enable PLAIN (:data:`PLAIN_USERS`) and SCRAM-SHA-512 (users made with the Admin API)
-    on SASL listener ``listener``, and OAUTHBEARER with unsecured JWTs if asked (a lab setting, never
-    production)."""
+def sasl_listener(listener: str, *, oauthbearer: bool = False,
+                  scram: Sequence[str] = ("SCRAM-SHA-512",)) -> dict[str, str]:
+    """The overrides that enable PLAIN (:data:`PLAIN_USERS`) and the ``scram`` mechanisms (SCRAM-SHA-512 unless
+    told; users made with the Admin API) on SASL listener ``listener``, and OAUTHBEARER with unsecured JWTs if
+    asked (a lab setting, never production)."""
     prefix = f"listener.name.{listener.lower()}"
     users = "".join(f' user_{user}="{password}"' for user, password in PLAIN_USERS.items())
     settings = {
-        f"{prefix}.sasl.enabled.mechanisms": "PLAIN,SCRAM-SHA-512" + (",OAUTHBEARER" if oauthbearer else ""),
+        f"{prefix}.sasl.enabled.mechanisms": ",".join(("PLAIN", *scram, *(("OAUTHBEARER",) if oauthbearer else ()))),
         f"{prefix}.plain.sasl.jaas.config": jaas("plain.PlainLoginModule",
                                                  f' username="admin" password="{PLAIN_USERS["admin"]}"{users}'),
-        f"{prefix}.scram-sha-512.sasl.jaas.config": jaas("scram.ScramLoginModule"),
+        **{f"{prefix}.{mechanism.lower()}.sasl.jaas.config": jaas("scram.ScramLoginModule") for mechanism in scram},
     }
     if oauthbearer:
         settings[f"{prefix}.oauthbearer.sasl.jaas.config"] = jaas("oauthbearer.OAuthBearerLoginModule")

@@ -22,118 +22,15 @@ for IPv6). A CIDR matches a target given as an address: names are never resolved
 
 from __future__ import annotations
 
-import fnmatch
-import ipaddress
-import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
+from kdiag.credentials import CredentialSet, HostPattern
 from kdiag.secrets import redact, without_credentials
-from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Endpoint, Report
 
 CLUSTER = "cluster"  # the credentials of the watched cluster: the configured client settings
-_GLOB = re.compile(r"[A-Za-z0-9_.*?-]+")
-_SET_NAME = re.compile(r"[A-Za-z][A-Za-z0-9]*")
-
-Network = ipaddress.IPv4Network | ipaddress.IPv6Network
-
-
-@dataclass(frozen=True)
-class HostPattern:
-    """One ``--probe-allow`` / ``--probe-credentials`` pattern: a host glob or a network, maybe a port."""
-
-    text: str
-    glob: str | None = None  # lower-cased fnmatch pattern
-    network: Network | None = None
-    port: int | None = None
-
-    def matches(self, endpoint: Endpoint) -> bool:
-        if self.port is not None and endpoint.port != self.port:
-            return False
-        if self.glob is not None:
-            return fnmatch.fnmatchcase(endpoint.host.lower(), self.glob)
-        address = _address(endpoint.host)
-        return address is not None and self.network is not None and address.version == self.network.version \
-            and address in self.network
-
-
-def parse_pattern(option: str, text: str) -> HostPattern:
-    """``*``, a host glob, an address or a CIDR, each optionally with ``:PORT``; UsageError otherwise."""
-    raw = text.strip()
-    body, port = _split_port(option, raw)
-    try:
-        return HostPattern(raw, network=ipaddress.ip_network(body, strict=False), port=port)
-    except ValueError:
-        pass
-    if not _GLOB.fullmatch(body):
-        raise UsageError(f"{option} takes host patterns (kafka-*.example.com), addresses or CIDRs (10.0.0.0/8), "
-                         f"each optionally with :PORT, not {raw!r}")
-    return HostPattern(raw, glob=body.lower(), port=port)
-
-
-def parse_patterns(option: str, text: str) -> tuple[HostPattern, ...]:
-    patterns = tuple(parse_pattern(option, part) for part in text.split(",") if part.strip())
-    if not patterns:
-        raise UsageError(f"{option} takes at least one pattern, e.g. kafka-*.example.com:9092 or 10.0.0.0/8")
-    return patterns
-
-
-def _split_port(option: str, text: str) -> tuple[str, int | None]:
-    if text.startswith("["):
-        inner, bracket, rest = text[1:].partition("]")
-        if not bracket or (rest and not rest.startswith(":")):
-            raise UsageError(f"{option}: {text!r} is neither [IPv6] nor [IPv6]:PORT")
-        return inner, _port(option, text, rest[1:]) if rest else None
-    if text.count(":") == 1:  # host:port; two or more colons is an IPv6 address or network
-        host, _, port = text.partition(":")
-        return host, _port(option, text, port)
-    return text, None
-
-
-def _port(option: str, text: str, port: str) -> int:
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"{option}: the port of {text!r} must be 1-65535")
-    return int(port)
-
-
-def _address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
-    try:
-        return ipaddress.ip_address(host.strip("[]").split("%")[0])
-    except ValueError:
-        return None
-
-
-@dataclass(frozen=True)
-class CredentialSet:
-    """A named set of client settings (``KDIAG_CRED_<NAME>_*``) and the targets it is bound to."""
-
-    name: str
-    patterns: tuple[HostPattern, ...]
-    settings: dict[str, str] = field(repr=False)
-    secrets: tuple[str, ...] = field(default=(), repr=False)
-
-    def bound_to(self, targets: Iterable[Endpoint]) -> bool:
-        return all(any(p.matches(t) for p in self.patterns) for t in targets)
-
-
-def parse_set_name(option: str, text: str) -> str:
-    """A credential set's name (letters and digits), upper-cased as its ``KDIAG_CRED_<NAME>_*`` are."""
-    if not _SET_NAME.fullmatch(text.strip()):
-        raise UsageError(f"{option} takes a set NAME of letters and digits (its settings are KDIAG_CRED_<NAME>_*), "
-                         f"not {text!r}")
-    return text.strip().upper()
-
-
-def parse_credential_binding(text: str, *, option: str = "--probe-credentials") -> tuple[str, tuple[HostPattern, ...]]:
-    """``NAME=PATTERN[,PATTERN...]``: the set's name (letters and digits) and its patterns."""
-    name, equals, patterns = text.strip().partition("=")
-    if not equals or not _SET_NAME.fullmatch(name.strip()):
-        raise UsageError(f"{option} takes NAME=PATTERN[,PATTERN...] with a NAME of letters and digits "
-                         f"(its settings are KDIAG_CRED_<NAME>_*), not {text!r}")
-    return name.strip().upper(), parse_patterns(option, patterns)
-
 
 @dataclass(frozen=True)
 class ProbeDecision:

@@ -23,7 +23,7 @@ through the real entry point and the assertions read its JSON report.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -113,14 +113,17 @@ def secure(pki: Pki, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secur
         yield SecureBroker(broker, plaintext, ssl, misnamed, sasl, sasl_ssl, mtls, mtls12, to_mtls)
 
 
-def create_scram_user(bootstrap: str, user: str, password: str) -> None:
+def create_scram_user(bootstrap: str, user: str, password: str, *,
+                      mechanisms: Sequence[str] = ("SCRAM-SHA-512",)) -> None:
+    """``user``'s SCRAM credential for each of ``mechanisms`` (SCRAM-SHA-256, SCRAM-SHA-512), one password."""
     from confluent_kafka.admin import AdminClient, ScramCredentialInfo, ScramMechanism, UserScramCredentialUpsertion
 
     admin = AdminClient({"bootstrap.servers": bootstrap, "log_level": 0})
-    upsert = UserScramCredentialUpsertion(user, ScramCredentialInfo(ScramMechanism.SCRAM_SHA_512, 4096),
-                                          password.encode())
-    for future in admin.alter_user_scram_credentials([upsert]).values():
-        future.result(30)
+    for mechanism in mechanisms:
+        upsert = UserScramCredentialUpsertion(
+            user, ScramCredentialInfo(ScramMechanism[mechanism.replace("-", "_")], 4096), password.encode())
+        for future in admin.alter_user_scram_credentials([upsert]).values():
+            future.result(30)
 
 
 def kdiag(bootstrap: str, *settings: str, roundtrip: bool = False, fmt: str = "--json") -> KdiagRun:

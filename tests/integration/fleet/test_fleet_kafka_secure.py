@@ -5,7 +5,8 @@ set (``--kafka-credentials NAME``, ``KDIAG_CRED_<NAME>_*``), against a real brok
 listener   protocol        advertised  what it checks
 =========  ==============  ==========  ===================================================
 PLAINTEXT  PLAINTEXT       127.0.0.1   a second source read without credentials; the admin
-SASL       SASL_PLAINTEXT  127.0.0.1   SCRAM-SHA-512 (a password with a quote and a backslash)
+SASL       SASL_PLAINTEXT  127.0.0.1   SCRAM-SHA-512 and SCRAM-SHA-256 (a password with a
+                                       quote and a backslash)
 SECURE     SASL_SSL        localhost   PLAIN over TLS, the CA given as a PEM file
 MTLS       SSL             localhost   a client certificate (key and chain in one PEM file)
 =========  ==============  ==========  ===================================================
@@ -17,10 +18,15 @@ stdout and stderr (with ``--verbose`` and a log4j2.properties at INFO: Spark's a
 log, their settings too), the table, the rejected table, the checkpoint, and Spark's event log (enabled
 through spark-defaults.conf). A wrong password
 is one line and exit 2 naming SASL authentication, within the pre-check's bound.
+
+The spark-submit entry points (``python -m kdiag.fleet.ingest`` and ``kdiag.fleet.job``: the ``main``
+that ``spark-submit kdiag/fleet/ingest.py`` runs) read the set from their own environment, the driver's,
+the same way: the ingest reads the SCRAM-SHA-256 topic with it, and nothing it wrote holds the password.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -44,6 +50,8 @@ MARK = "q7Zx41"
 PASSWORD = f'fleet"{MARK}\\pw-secret'
 USER = "fleet"
 WRONG_TIME_S = 30.0
+SCRAM = ("SCRAM-SHA-512", "SCRAM-SHA-256")
+"""The SASL listener's SCRAM mechanisms; the user has a credential for each."""
 
 
 @dataclass(frozen=True)
@@ -71,23 +79,23 @@ def secure_topics(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SecureTo
                   Listener("SECURE", "localhost", secure), Listener("MTLS", "localhost", mtls))
     spec = BrokerSpec(node_id=1, listeners=listeners, advertised=advertised, controller_port=controller,
                       inter_broker_listener="PLAINTEXT",
-                      overrides={**sasl_listener("SASL"), **sasl_listener("SECURE"), **pem_keystore("SECURE", keystore),
+                      overrides={**sasl_listener("SASL", scram=SCRAM), **sasl_listener("SECURE"), **pem_keystore("SECURE", keystore),
                                  **pem_keystore("MTLS", keystore), **client_auth_listener("MTLS", ca)})
     fleet = tmp_path_factory.mktemp("fleet") / "generated"
     generate(GenerateOptions(reports=400, clusters=2, vantages=3, out=fleet, seed=11, truth=False))
     records = source_records(fleet)
     with KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=tmp_path_factory.mktemp("broker")) as broker:
         admin = f"127.0.0.1:{plaintext}"
-        create_scram_user(admin, USER, PASSWORD)
+        create_scram_user(admin, USER, PASSWORD, mechanisms=SCRAM)
         for topic in ("scram-reports", "plain-reports", "tls-reports"):
             produce_records(admin, topic, records)
         yield SecureTopics(broker, ca, client, admin, f"127.0.0.1:{sasl}", f"localhost:{secure}", f"localhost:{mtls}",
                            records)
 
 
-def scram_set(password: str = PASSWORD) -> dict[str, str]:
+def scram_set(password: str = PASSWORD, mechanism: str = "SCRAM-SHA-512") -> dict[str, str]:
     return {"KDIAG_CRED_REPORTS_SECURITY_PROTOCOL": "SASL_PLAINTEXT",
-            "KDIAG_CRED_REPORTS_SASL_MECHANISMS": "SCRAM-SHA-512",
+            "KDIAG_CRED_REPORTS_SASL_MECHANISMS": mechanism,
             "KDIAG_CRED_REPORTS_SASL_USERNAME": USER, "KDIAG_CRED_REPORTS_SASL_PASSWORD": password}
 
 
@@ -219,3 +227,40 @@ def test_a_sasl_listener_read_without_a_set_gets_no_login_and_says_how_to_give_o
     assert run.stderr.count("\n") == 1, run.stderr
     assert f"kafka://{secure_topics.sasl}/scram-reports: cannot reach the brokers" in run.stderr
     assert "--kafka-credentials NAME" in run.stderr
+
+
+# --- the spark-submit entry points: the set from the driver's environment ------------------------
+
+
+def test_spark_submits_ingest_reads_a_scram_sha_256_topic_with_the_set_from_its_environment(
+        secure_topics: SecureTopics, tmp_path: Path) -> None:
+    """``python -m kdiag.fleet.ingest`` (the main ``spark-submit kdiag/fleet/ingest.py`` runs), Spark's
+    event log on and its and Kafka's log at INFO: every record lands, and the password is in nothing it
+    printed or wrote, the table's stored source included."""
+    source = f"kafka://{secure_topics.sasl}/scram-reports"
+    run = run_kdiag(source, "--table", str(tmp_path / "table"), "--once", "--verbose",
+                    "--kafka-credentials", f"reports={secure_topics.sasl}", module="kdiag.fleet.ingest",
+                    timeout=SPARK_TIMEOUT,
+                    extra_env={**scram_set(mechanism="SCRAM-SHA-256"), **spark_logs_everything(tmp_path)})
+    assert run.exit_code == 0, run.stderr[-5000:]
+    keys, rejected = expected_records(secure_topics.records)
+    got, got_rejected, _ = table_contents(tmp_path / "table")
+    assert got == keys and got_rejected == rejected
+    summary = f"{sum(got.values())} reports and {got_rejected} rejected records ingested in "
+    assert run.stdout.startswith(summary) and run.stdout.endswith(" batches\n") and run.stdout.count("\n") == 1
+    assert "sasl.mechanism = SCRAM-SHA-256" in run.stderr  # Kafka's consumer, at INFO, on the executor
+    assert json.loads((tmp_path / "table" / "_kdiag_table.json").read_text())["sources"] == [source]
+    assert MARK not in run.stdout and MARK not in run.stderr
+    assert files_holding(tmp_path, MARK) == []  # the table, the rejected table, the checkpoint, the event log
+
+
+def test_spark_submits_job_refuses_a_wrong_password_in_one_line_and_exit_2(secure_topics: SecureTopics,
+                                                                          tmp_path: Path) -> None:
+    run = run_kdiag(f"kafka://{secure_topics.sasl}/scram-reports", "--out", str(tmp_path / "out"),
+                    "--kafka-credentials", "reports", module="kdiag.fleet.job", timeout=120,
+                    extra_env=scram_set(f"not-the-{MARK}-password", mechanism="SCRAM-SHA-256"))
+    assert run.exit_code == 2, run.stderr
+    assert run.stderr.count("\n") == 1 and run.stderr.startswith("kdiag fleet: error: "), run.stderr
+    assert "SASL authentication failed" in run.stderr and "KDIAG_CRED_REPORTS_*" in run.stderr
+    assert MARK not in run.stderr and run.stdout == ""
+    assert run.seconds < WRONG_TIME_S and not (tmp_path / "out").exists()

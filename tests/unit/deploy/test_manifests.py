@@ -9,7 +9,8 @@ from pathlib import Path
 
 import yaml
 
-from kdiag.commands.watch import CLIENT_PREFIX, ENVIRONMENT
+from kdiag.commands.watch import ENVIRONMENT
+from kdiag.credentials import CLIENT_PREFIX
 
 REPO = Path(__file__).resolve().parents[3]
 POD = REPO / "deploy" / "kubernetes" / "pod.yaml"

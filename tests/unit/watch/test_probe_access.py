@@ -7,8 +7,8 @@ import pytest
 from kdiag.exitstatus import UsageError
 from kdiag.orchestrate import BootstrapOptions
 from kdiag.report import Endpoint
-from kdiag.watch.access import (CLUSTER, CredentialSet, ProbeAccess, advertised_endpoints, parse_credential_binding,
-                                parse_pattern, parse_patterns)
+from kdiag.credentials import CredentialSet, parse_credential_binding, parse_pattern, parse_patterns
+from kdiag.watch.access import CLUSTER, ProbeAccess, advertised_endpoints
 from tests.unit.watch.reports import healthy
 
 BOOTSTRAP = (Endpoint("kafka-0.kafka.svc", 9093), Endpoint("10.1.2.3", 9093))

@@ -8,7 +8,8 @@ import socket
 import pytest
 
 from kdiag.cli import main
-from kdiag.commands.watch import client_options_from_environment, parse_duration, parse_listen, parse_size
+from kdiag.commands.watch import parse_duration, parse_listen, parse_size
+from kdiag.credentials import client_options_from_environment
 from kdiag.environment import Environment
 from kdiag.exitstatus import UsageError
 
