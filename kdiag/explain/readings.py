@@ -25,6 +25,7 @@ from dataclasses import replace
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
+from kdiag.explain.clients.sasl_answers import OWN_WORDS
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.observations import Group
 from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, NOT_IN_METADATA, UNKNOWN, Sighting
@@ -117,6 +118,9 @@ def likely(built: Finding, subject: Subject) -> Finding:
     confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
     words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
              f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
+    if OWN_WORDS in guess:  # the broker's reason, not the client's guess (clients.sasl_answers)
+        words = (f"The broker's words (`{guess}`) do not say the credentials were wrong, so this is the likely reading, "
+                 f"not a certainty. `{confirm}` on the client's machine shows the broker's answer.")
     return hedged(built, LIKELY, words, guess=guess)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.wording import join_words
+from kdiag.explain.clients.sasl_answers import OWN_WORDS
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, secured, with_confirm
 from kdiag.explain.sightings import LIBRDKAFKA
@@ -73,9 +74,17 @@ def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
     sasl = SaslResult("auth_failed", mechanism=mechanism, error_message=why,
                       endpoint=str(subject.endpoint) if subject.endpoint else None)
     fix = rule_fix(secured(subject, context, sasl=sasl, protocol=protocol, mechanism=mechanism), "SASL_AUTH_FAILED")
-    explanation = (f"{client_said(subject)} The listener at {subject.where} accepted the SASL handshake and then "
-                   "rejected the credentials: the user name or password is wrong, or the user does not exist on this "
-                   f"cluster (SCRAM users are created per cluster).{consequence_sentence(context)}")
+    if OWN_WORDS in (subject.first("guess") or ""):  # words of the broker's own, not about the credentials
+        meaning = (f"The listener at {subject.where} accepted the SASL handshake and then refused the login with words "
+                   f"of its own (`{why}`) that do not speak of the credentials: they may be right, and the broker said "
+                   "no for another reason, such as a managed service's network rule (Azure Event Hubs answers at this "
+                   "step when the namespace's firewall or IP filter does not admit the client's address) or a policy "
+                   "of the service's. If the words name such a rule, fix that; else check the credentials.")
+    else:
+        meaning = (f"The listener at {subject.where} accepted the SASL handshake and then rejected the credentials: the "
+                   "user name or password is wrong, or the user does not exist on this cluster (SCRAM users are "
+                   "created per cluster).")
+    explanation = f"{client_said(subject)} {meaning}{consequence_sentence(context)}"
     confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
                               settings=(f"sasl.mechanisms={mechanism or '<mechanism>'}", "sasl.username=<user>",
                                         "sasl.password=<password>"))

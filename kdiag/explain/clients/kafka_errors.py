@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from kdiag.explain.clients.sasl_answers import SASL_ANSWER
 from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, NOT_COORDINATOR,
                                      NOT_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
@@ -65,6 +66,8 @@ def _register(code: str, symptom: str, needle: str, example: str) -> None:
     @pattern(f"kafka_error.{code.lower()}.{len(PATTERNS)}", ANY, needle, re.escape(needle),
              example if needle in example else needle)
     def _read(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        if symptom not in (SASL_MECHANISM, SASL_CREDENTIALS) and SASL_ANSWER.search(m.string):
+            return  # the code a SASL login's answer carried (sasl_answers), not a topic's
         detail = code if symptom == NO_LEADER else f"{code}: {m.string[m.start():m.start() + 120].strip()}"
         guess = {"guess": m.string[m.start():].strip()[:160], "alternatives": ("SASL_AUTH_FAILED", "BROKER_TOO_OLD")}
         yield Sighting(symptom, ANY, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None, detail=detail,
@@ -91,6 +94,8 @@ for _needle in ("GROUP_AUTHORIZATION_FAILED", "GroupAuthorization", "roup author
              "org.apache.kafka.common.errors.GroupAuthorizationException: Not authorized to access group: orders-app"
              if _needle in "GroupAuthorizationException: Not authorized to access group" else _needle)
     def _group_denied(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+        if SASL_ANSWER.search(m.string):
+            return  # the code a SASL login's answer carried (sasl_answers)
         named = _GROUP_ID.search(m.string) or _GROUP_PREFIX.search(m.string)  # or the Java logger's groupId=
         group = named.group("group") if named and named.group("group") != "Group" else None
         yield Sighting(TOPIC_DENIED, ANY, detail=GROUP_DENIED if group is None else f"{GROUP_DENIED}: {group}")

@@ -10,6 +10,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
@@ -236,7 +237,11 @@ def _rd_sasl_mechanism(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "sasl_plaintext://127.0.0.1:9094/bootstrap: SASL authentication error: Authentication failed: Invalid "
          "username or password (after 311ms in state AUTH_REQ)")
 def _rd_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, detail=AFTER_STATE.sub("", m.group("why")))
+    why = AFTER_STATE.sub("", _CODE_NAME.sub("", m.group("why")))  # the code a binding names beside it: sasl_answers
+    yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, detail=why, guess=refused_for_its_own_reason(why))
+
+
+_CODE_NAME = re.compile(r"\s*\([A-Z][A-Z_]+\)\s*$")
 
 
 @pattern("librdkafka.authentication_failure", LIBRDKAFKA, "Local: Authentication failure",
