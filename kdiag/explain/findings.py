@@ -34,9 +34,9 @@ from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_re
 from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (alternative, both_roles, family_split_reading, heap_exhausted, ipv6_refused, likely,
-                                    loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
-                                    same_machine, terminated_during_authentication)
+from kdiag.explain.readings import (OTHER_SERVICES, alternative, both_roles, family_split_reading,
+                                    heap_exhausted, ipv6_refused, likely, loopback_name, mixed_listeners, or_reading,
+                                    or_readings, other_readings, same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -300,8 +300,8 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
         return "ADVERTISED_LOOPBACK" if kind == LOOPBACK and not bootstrap_loopback else "ADVERTISED_UNREACHABLE"
     if first.symptom == TLS_ON_PLAINTEXT and facts.kerberos and first.detail == "terminated during authentication":
         return "KERBEROS_PRINCIPAL_UNKNOWN"  # Java retries a Kerberos error quietly and says only this
-    if first.symptom == NOT_KAFKA and http_inside_tls(group):
-        return "INGRESS_DEFAULT_BACKEND"  # an HTTP answer inside TLS: a passthrough ingress's default backend
+    if first.symptom == NOT_KAFKA and http_inside_tls(group) and first.port not in OTHER_SERVICES:
+        return "INGRESS_DEFAULT_BACKEND"  # HTTP inside TLS: an ingress's default backend, not a known HTTPS service
     return _SYMPTOM_ID[first.symptom]
 
 

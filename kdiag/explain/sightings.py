@@ -251,10 +251,12 @@ def size_sighting(sighting: Sighting, size: int, limit: int | None = None) -> Si
     if raw[0] in (0x15, 0x16) and raw[1] == 0x03:
         return replace(sighting, symptom=PLAINTEXT_ON_TLS, detail=f"response size {size}: a TLS record")
     text = raw.decode("latin-1")
-    if limit and 0 < limit < size <= KAFKA_FRAME_SLACK * limit and not text.isprintable():
+    words = text.isascii() and text.isprintable()  # another protocol's text (HTTP/1.1, SSH-2.0, a banner)
+    if limit and 0 < limit < size <= KAFKA_FRAME_SLACK * limit and not words:
         return None
     speaks = {"HTTP": "HTTP", "SSH-": "SSH"}.get(text)
-    return replace(sighting, detail=f"response size {size}" + (f": {speaks}" if speaks else ""))
+    said = f": {speaks}" if speaks else f": the text {text!r}" if words else ""
+    return replace(sighting, detail=f"response size {size}{said}")
 
 
 KAFKA_FRAME_SLACK = 2

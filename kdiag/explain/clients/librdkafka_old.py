@@ -7,11 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients.librdkafka import RdBroker
-from kdiag.explain.sightings import (ADVERTISED, CONNECT, LIBRDKAFKA, SASL_CREDENTIALS, TLS_ON_PLAINTEXT, Item,
-                                     Pattern, ScanState, Sighting, registrar, tcp_status)
+from kdiag.explain.sightings import (ADVERTISED, CONNECT, LIBRDKAFKA, NOT_KAFKA, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
+                                     Item, Pattern, ScanState, Sighting, registrar, size_sighting, tcp_status)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -57,3 +58,19 @@ def _rd_sasl_failure_disconnected(m: re.Match[str], scan: ScanState) -> Iterator
     yield RdBroker.find(m.string).sighting(SASL_CREDENTIALS, mechanism=m.group("mech"),
                                            detail="SASL authentication failure: Disconnected",
                                            guess=f"check client {m.group('mech')} credentials and broker logs")
+
+
+# librdkafka before 0.11 (rdkafka_broker.c until its 2017 buffer rewrite, which says "Invalid response size"):
+# "Invalid message size N (0..M): increase receive.message.max.bytes", N being the frame's size less the four bytes
+# of its correlation id. The first four bytes the port sent, read as a size, are N + 4 ("HTTP" is 1213486160, so
+# such a line says 1213486156).
+@pattern("librdkafka.invalid_message_size_old", LIBRDKAFKA, "Invalid message size",
+         r"Invalid message size (?P<size>-?\d+) \(0\.\.(?P<limit>\d+)\)",
+         "1527700852.798 RDKAFKA-3-FAIL: rdkafka#consumer-1: [thrd:ssl://b:8082/bootstrap]: ssl://b:8082/bootstrap: "
+         "Receive failed: Invalid message size 1213486156 (0..1000000000): increase receive.message.max.bytes")
+def _rd_invalid_message_size_old(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    size = int(m.group("size"))
+    sighting = size_sighting(RdBroker.find(m.string).sighting(NOT_KAFKA), size + 4, int(m.group("limit")))
+    if sighting is not None:  # else a real broker's answer over receive.message.max.bytes
+        yield replace(sighting, detail=(sighting.detail or "").replace(f"response size {size + 4}",
+                                                                       f"message size {size} (a frame of {size + 4})"))
