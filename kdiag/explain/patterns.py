@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, hangups,
                                    in_use, java, java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs,
-                                   kerberos, librdkafka, librdkafka_errors, librdkafka_old, lua,
+                                   kerberos, librdkafka, librdkafka_debug, librdkafka_errors, librdkafka_old, lua,
                                    openssl, other_servers, ruby, sasl_answers, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
+                           *librdkafka_debug.PATTERNS,
                            *librdkafka_errors.PATTERNS, *sasl_answers.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
                            *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
                            *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,

@@ -45,6 +45,9 @@ OTHER_CAUSES = {
                      "expects (before 0.10 it does not answer ApiVersion), or a proxy in between cut the connection"),
     "TLS_EXPECTED+broker": ("the client speaks TLS and gives up on the broker's certificate (a CA it does not trust, "
                             "a name not in it), or the listener wants a client certificate it did not send"),
+    "TLS_CLIENT_CERT_REQUIRED": ("the listener refuses the certificate the client sent (one not issued by a CA it "
+                                 "trusts), or something in between (a proxy, a TLS-inspecting firewall) breaks the "
+                                 "handshake"),
     "TLS_UNEXPECTED": ("the port is TLS but something in between (a proxy, a firewall letting only some TLS through) "
                        "cut the handshake"),
     "BROKER_TOO_OLD": ("the server is a Kafka-compatible one that does not implement the request (Azure Event Hubs, "

@@ -5,6 +5,10 @@ whole: each library's own wording, from its sources.
   #{e.class}: #{e}"``: ``Connection error EOFError: EOFError`` / ``end of file reached`` is the broker closing the
   connection on the client's request (``Errno::ECONNRESET``'s words are read by ``kafka_errors``);
 - no-kafka (lib/connection.js): ``NoKafkaConnectionError: Kafka server has closed connection``;
+- kafka-node (lib/kafkaClient.js): ``ApiVersions failed with unexpected error`` and a BrokerNotAvailableError
+  (``Broker not available (socket closed)``): the broker hung up on the first request a connection sends, which a TLS
+  listener does to plaintext (a SASL listener answers ApiVersions; a broker before 0.10 does not know it);
+  ``Broker closed connection during SASL auth: bad credentials?``: its own guess;
 - Go's multi-error lists (hashicorp/go-multierror: ``3 errors occurred:`` then one ``* <error>`` line per broker, as
   Sarama's callers and terraform-provider-kafka print them): an ``* EOF`` item is a broker that hung up;
 - kafka_protocol (brod, kaffe, broadway_kafka) appends its own hint to a SASL failure it has seen come from a TLS
@@ -127,3 +131,21 @@ def _fluent_bit_security_protocol(m: re.Match[str], scan: ScanState) -> Iterator
     yield Sighting(PLAINTEXT_ON_TLS, LIBRDKAFKA, detail=m.group(0),
                    guess="cannot configure 'security.protocol' property (fluent-bit goes on without it: in plaintext, "
                          "if its librdkafka was built without OpenSSL)", alternatives=("SASL_REQUIRED",))
+
+
+# kafka-node's initializeBroker: the ApiVersions request, its first on a connection, failed other than by a timeout
+# (which it reads as a broker before 0.10); its socket's close gives "Broker not available (socket closed)".
+@pattern("kafka_node.api_versions_failed", OTHER, "ApiVersions failed with unexpected error",
+         r"ApiVersions failed with unexpected error:?\s*(?P<why>BrokerNotAvailableError.*|.*socket closed.*)",
+         "ApiVersions failed with unexpected error BrokerNotAvailableError: Broker not available (socket closed)")
+def _kafka_node_api_versions(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(PLAINTEXT_ON_TLS, OTHER, detail=m.group(0)[:160],
+                   guess="ApiVersions failed with unexpected error BrokerNotAvailableError (the broker hung up on the "
+                         "first request)", alternatives=("BROKER_TOO_OLD",))
+
+
+@pattern("kafka_node.sasl_closed", OTHER, "Broker closed connection during SASL auth",
+         r"Broker closed connection during SASL auth: bad credentials\?",
+         "SaslAuthenticationError: Broker closed connection during SASL auth: bad credentials?")
+def _kafka_node_sasl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(SASL_CREDENTIALS, OTHER, detail=m.group(0), guess=m.group(0), alternatives=("TLS_EXPECTED",))

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.explain.clients.librdkafka import AFTER_STATE, RdBroker
-from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, LIBRDKAFKA, OPENSSL, Fact, Item, Pattern,
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING, LIBRDKAFKA, OPENSSL, Fact, Item, Pattern,
                                      ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
@@ -49,6 +49,23 @@ def _certificate_verify(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield replace(RdBroker.find(m.string).sighting(symptom, detail=why or None, **({
         "guess": why or "certificate verify failed (no reason given)", "alternatives": ("TLS_HOSTNAME_MISMATCH",)}
         if hint else {})), **said)
+
+
+# librdkafka's own hint (rdkafka_ssl.c, rd_kafka_transport_ssl_handshake) whenever OpenSSL's handshake error holds
+# "unexpected message": a guess. A listener with ssl.client.auth=required that gets no certificate is the usual cause;
+# one that refuses the certificate sent, or something in between breaking the handshake, ends the same. (With an
+# alert's number the listener's alert says which: librdkafka.client_certificate_alert.)
+@pattern("librdkafka.client_authentication_hint", LIBRDKAFKA, "client SSL authentication might be required",
+         r"^(?!.*SSL alert number)(?=.*(?P<why>unexpected message)).*client SSL authentication might be required",
+         "%3|1656605146.834|FAIL|rdkafka#producer-1| [thrd:ssl://b-1.example.kafka.eu-west-1.amazo]: "
+         "ssl://b-1.example.kafka.eu-west-1.amazonaws.com:9094/bootstrap: SSL handshake failed: error:141A10F4:SSL "
+         "routines:ossl_statem_client_read_transition:unexpected message: client SSL authentication might be required "
+         "(see ssl.key.location and ssl.certificate.location and consult the broker logs for more information) (after "
+         "16ms in state SSL_HANDSHAKE)")
+def _client_authentication_hint(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(CLIENT_CERT_MISSING, detail=m.group("why"),
+                                           guess="unexpected message: client SSL authentication might be required",
+                                           alternatives=("TLS_CLIENT_CERT_REJECTED",))
 
 
 # s_client (apps/s_client.c print_stuff): "Certificate chain", then per certificate " <depth> s:<subject>" and
