@@ -32,9 +32,10 @@ from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import http_inside_tls
+from kdiag.explain.builders.partial import partial_cluster
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (OTHER_SERVICES, alternative, both_roles, family_split_reading,
+from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles, family_split_reading, hedged,
                                     heap_exhausted, ipv6_refused, likely, loopback_name, mixed_listeners, or_reading,
                                     or_readings, other_readings, same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
@@ -139,6 +140,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
             for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
         return [guessed, *shown, *others]
+    if subject.finding_id == "ADVERTISED_UNREACHABLE" and subject.status == "refused" and subject.node_id is not None:
+        return [built, hedged(partial_cluster(subject, context), OR, "", readings=[built.id, "PARTIAL_CLUSTER"])]
     return [built]
 
 

@@ -158,6 +158,7 @@ def registrar(patterns: list[Pattern]) -> Callable[..., Callable[[Handler], Hand
 
 HOST = r"(?:\[[0-9A-Fa-f:.%]+\]|[A-Za-z0-9_][A-Za-z0-9_.%-]*)"
 HOSTPORT = rf"{HOST}:\d{{1,5}}"
+REDACTED = r"<[\w .-]{1,40}>|\*{3,}|x{1,3}(?:\.x{1,3}){3}"  # a hidden address: <ip-address-1>, ***, xxx.xxx.xxx.xxx
 
 _DNS_WORDS = (("No address associated", "no_answer"), ("not known", "nxdomain"), ("no such host", "nxdomain"),
               ("No such host", "nxdomain"), ("ENOTFOUND", "nxdomain"), ("NXDOMAIN", "nxdomain"),

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
                                      HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
-                                     PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
+                                     PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
                                      Pattern, ScanState, Sighting, client_certificate_symptom, dns_status,
                                      parse_mechanisms, registrar, size_sighting, split_endpoint, tcp_status)
@@ -75,12 +75,12 @@ def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("librdkafka.connect", LIBRDKAFKA, "Connect to ipv",
-         rf"Connect to ipv[46]#(?P<addr>{HOST}):(?P<port>\d{{1,5}}) failed: (?P<why>[^(]*)",
+         rf"Connect to ipv[46]#(?P<addr>{HOST}|{REDACTED}):(?P<port>\d{{1,5}}) failed: (?P<why>[^(]*)",
          "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
          "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)")
 def _rd_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     broker = RdBroker.find(m.string)
-    address = m.group("addr").strip("[]")
+    address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
     yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
                           host=broker.host or address, status=tcp_status(m.group("why")),
                           detail=m.group("why").strip())

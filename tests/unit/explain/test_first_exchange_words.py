@@ -78,3 +78,20 @@ def test_kafka_nodes_sasl_close_is_its_own_guess_of_the_credentials():
     found = explained("SaslAuthenticationError: Broker closed connection during SASL auth: bad credentials?").findings
     assert [(f.id, f.title.split(":")[0]) for f in found] == [("SASL_AUTH_FAILED", "Likely"), ("TLS_EXPECTED", "Or")]
 
+
+# --- an advertised broker that refuses: the broker down, a cluster partly reachable ---------------------------
+
+@pytest.mark.parametrize("address", ["10.0.1.5", "<ip-address-1>", "<redacted>", "***"])
+def test_an_advertised_broker_refusing_is_also_read_as_down_for_now(address):
+    line = (f"ssl://b-1.msk.abc.c17.kafka.ap-south-1.amazonaws.com:9094/1: Connect to ipv4#{address}:9094 failed: "
+            "Connection refused (after 0ms in state CONNECT, 1 identical error(s) suppressed)")
+    found = explained(line).findings
+    assert [(f.id, f.severity) for f in found] == [("ADVERTISED_UNREACHABLE", "error"), ("PARTIAL_CLUSTER", "warning")]
+    assert found[1].title.startswith("Or: Broker 1 is down or restarting")
+    assert ("addresses" in found[0].evidence) == (address == "10.0.1.5")  # a hidden address is no address
+
+
+def test_a_refused_bootstrap_is_no_partial_cluster():
+    line = "%3|1|FAIL|rdkafka#producer-1| [thrd:b:9092/bootstrap]: b:9092/bootstrap: Connect to ipv4#10.0.0.1:9092 " \
+           "failed: Connection refused (after 0ms in state CONNECT)"
+    assert "PARTIAL_CLUSTER" not in ids(explained(line))
