@@ -64,13 +64,15 @@ def normalised(blocks: Iterable[Block]) -> Iterator[Block]:
     """The blocks rewritten; a line that may go on in the next block (a wrapped line, a CRI partial record)
     waits for it."""
     width: int | None = None
+    soft = False
     held: list[_Line] = []
     position = 1  # the normalised line's place: the distances the recognisers measure between lines are in these
     for block in blocks:
         lines = held + _rewritten(block)
         width = _wrap_width(lines) or width
-        lines = _unwrapped(lines, width)
-        held = lines[-1:] if lines and (lines[-1].partial or _goes_on(lines[-1], width)) else []
+        soft = _word_wrapped(lines) or (soft if held else False)
+        lines = _unwrapped(lines, width, soft)
+        held = lines[-1:] if lines and (lines[-1].partial or _goes_on(lines[-1], width, soft)) else []
         if len(lines) > len(held):
             yield _block(position, lines[:len(lines) - len(held)])
             position += len(lines) - len(held)
@@ -203,9 +205,9 @@ def _strings(value: object, key: str, out: list[tuple[str, str]], depth: int = 0
             _strings(inner, key, out, depth + 1)
 
 
-def _unwrapped(lines: list[_Line], width: int | None) -> list[_Line]:
-    """CRI partial records joined to the rest of their line, and lines cut at a fixed width joined again: a line
-    ``width`` long is continued by the next unless that one starts a record of its own."""
+def _unwrapped(lines: list[_Line], width: int | None, soft: bool = False) -> list[_Line]:
+    """CRI partial records joined to the rest of their line, and lines cut at a fixed width (or, ``soft``, at words)
+    joined again: such a line is continued by the next unless that one starts a record of its own."""
     out: list[_Line] = []
     carrying = False
     for line in lines:
@@ -218,7 +220,7 @@ def _unwrapped(lines: list[_Line], width: int | None) -> list[_Line]:
             line = _Line((last.text + line.text)[:MAX_LINE], last.number, last.truncated or line.truncated,
                          raw=line.raw)
         out.append(line)
-        carrying = _goes_on(line, width)
+        carrying = _goes_on(line, width, soft)
     return out
 
 
@@ -228,9 +230,24 @@ def _new_record(line: _Line, before: _Line) -> bool:
     return not line.text or bool(_RECORD_START.match(line.text)) or line.text[:12] == before.text[:12]
 
 
-def _goes_on(line: _Line, width: int | None) -> bool:
-    """Whether ``line`` was cut at the wrap width (or is several such cuts joined already)."""
-    return width is not None and not line.partial and not line.binary and line.raw == width and len(line.text) < MAX_LINE
+def _goes_on(line: _Line, width: int | None, soft: bool = False) -> bool:
+    """Whether ``line`` was cut at the wrap width, or at a word in a paste wrapped so (or is several such cuts
+    joined already)."""
+    cut = line.raw == width or (soft and line.raw >= MIN_WRAP and line.text.endswith(" "))
+    return (width is not None or soft) and cut and not line.partial and not line.binary and len(line.text) < MAX_LINE
+
+
+def _word_wrapped(lines: list[_Line]) -> bool:
+    """A paste wrapped at words, at no fixed width (a mailer's or an editor's soft wrap keeps the space it cut at):
+    two lines or more, each at least ``MIN_WRAP`` long, end in that space and go on in lines that open no record of
+    their own, and no line ending so is followed by a new record."""
+    continued = 0
+    for line, after in zip(lines, lines[1:]):
+        if line.raw >= MIN_WRAP and line.text.endswith(" ") and not line.binary:
+            if _new_record(after, line):
+                return False
+            continued += 1
+    return continued >= 2
 
 
 def _wrap_width(lines: list[_Line]) -> int | None:

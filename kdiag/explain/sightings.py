@@ -301,6 +301,7 @@ class ScanState:
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id
     env_pending: tuple[str, int] | None = None  # a manifest's env name (KAFKA_..._ID or _LISTENERS) and its line
     netty_side: tuple[int, str] | None = None  # (line, "server" | "client"): the last ZooKeeper connection logger named
+    cut_principal: tuple[int, str] | None = None  # (line, principal) of MIT's words cut after "(Server <principal> not"
     chain: list[str | int] | None = None  # openssl s_client's "Certificate chain": [deepest depth, subject 0, issuer 0]
 
     def port_of(self, host: str) -> int | None:

@@ -25,6 +25,8 @@ def kerberos_principal_unknown(subject: Subject, context: Context) -> Finding:
     principal_host = rest.split("@", 1)[0]
     where = subject.where
     connected = (subject.host or "").lower().strip("[]")
+    if service == "krbtgt":  # a cross-realm ticket-granting principal: the host was mapped to another realm
+        return _cross_realm(subject, context, asked, principal_host)
     renamed = bool(connected) and principal_host.lower() != connected
     meaning = (f"The KDC has no service principal {asked}, so the client gets no ticket for the broker and never "
                "authenticates. A Kerberos client asks for <sasl.kerberos.service.name>/<host>@REALM, with host the "
@@ -55,6 +57,31 @@ def kerberos_principal_unknown(subject: Subject, context: Context) -> Finding:
     return make_finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title,
                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
                         evidence(subject, context, confirm, principal=asked, service_name=service or None),
+                        with_confirm("\n".join(lines), confirm))
+
+
+def _cross_realm(subject: Subject, context: Context, asked: str, realm: str) -> Finding:
+    """``krbtgt/OTHER@REALM`` not found: the client's Kerberos library mapped the broker's host to realm OTHER (its
+    [domain_realm], else the upper-cased domain of the name as canonicalised, an address's reverse DNS name by MIT's
+    default rdns = true) and asked its own KDC for a way into that realm, which the KDC has no trust for."""
+    host = subject.host or "<host>"
+    domain = host.split(".", 1)[1] if "." in host else host
+    meaning = (f"The KDC has no principal {asked}: the client asked it for a ticket into the realm {realm}, because its "
+               f"Kerberos library mapped the broker's host to that realm, not to the realm the broker's principal is "
+               "in. MIT Kerberos maps a host to a realm through krb5.conf's [domain_realm], else by the upper-cased "
+               "domain of the name as it canonicalised it, and by default (rdns = true) that name is the reverse DNS "
+               "(PTR) of the broker's address (an EC2 address's is *.compute.amazonaws.com).")
+    lines = ["In /etc/krb5.conf (or the file KRB5_CONFIG / java.security.krb5.conf names) on the client's machine, map "
+             "the broker's domain to the broker's realm and stop the name being canonicalised:",
+             "  [libdefaults]", "      rdns = false", "      dns_canonicalize_hostname = false",
+             "  [domain_realm]", f"      .{domain} = <BROKER'S REALM>",
+             f"Check:  kvno -S kafka {host}    # the principal MIT Kerberos asks for, and in which realm"]
+    confirm = context.confirm(fallback=subject.endpoint, protocol=sasl_protocol(subject, context),
+                              settings=("sasl.mechanisms=GSSAPI", "sasl.kerberos.service.name=kafka"))
+    title = f"The KDC has no principal {asked}: the client maps {subject.where} to the realm {realm}"
+    return make_finding("KERBEROS_PRINCIPAL_UNKNOWN", "error", title,
+                        f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                        evidence(subject, context, confirm, principal=asked, realm=realm),
                         with_confirm("\n".join(lines), confirm))
 
 

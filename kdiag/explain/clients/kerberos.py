@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import ANY, KERBEROS_PRINCIPAL, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import ANY, KERBEROS_PRINCIPAL, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -53,3 +53,23 @@ def _heimdal_code(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _principal(text: str) -> str | None:
     named = re.search(r"\b(\w[\w.-]{0,60}/[\w.-]{1,255}@[\w.-]{1,255})", text)
     return named.group(1) if named else None
+
+
+# MIT's words cut in two by a paste wrapped at words: "... (Server kafka/b1@REALM not" / "found in Kerberos database)"
+# (where the wrapped lines cannot be joined again: each piece became a record of its own). The first piece's
+# principal waits for the second, which must come next (or after the record's own message line: a JSON logger's).
+@pattern("kerberos.mit_cut_principal", ANY, "(Server ", r"\(Server (?P<principal>[^()\s]{1,300}) not\s*$",
+         "Minor code may provide more information (Server krbtgt/EXAMPLE.COM@REALM not ")
+def _mit_cut_principal(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    scan.cut_principal = (scan.line, m.group("principal"))
+    yield Fact("kerberos")  # a GSSAPI login's words, whatever follows
+
+
+@pattern("kerberos.mit_cut_rest", ANY, "found in Kerberos database",
+         r"^(?!.*not found in Kerberos database).*?found in Kerberos database",
+         "found in Kerberos database) (after 64ms in state AUTH_REQ)")
+def _mit_cut_rest(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    cut, scan.cut_principal = scan.cut_principal, None
+    yield Fact("kerberos")
+    if cut is not None and scan.line - cut[0] <= 2:
+        yield Sighting(KERBEROS_PRINCIPAL, ANY, detail=cut[1])
