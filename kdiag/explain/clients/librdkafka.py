@@ -21,7 +21,8 @@ PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
-_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}):(?P<port>\d{{1,5}})/(?P<id>bootstrap|-?\d+)\b")
+_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?):(?P<port>\d{{1,5}})/"  # b-1.***.kafka.x
+                        r"(?P<id>bootstrap|-?\d+)\b")
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
 

@@ -95,3 +95,10 @@ def test_a_refused_bootstrap_is_no_partial_cluster():
     line = "%3|1|FAIL|rdkafka#producer-1| [thrd:b:9092/bootstrap]: b:9092/bootstrap: Connect to ipv4#10.0.0.1:9092 " \
            "failed: Connection refused (after 0ms in state CONNECT)"
     assert "PARTIAL_CLUSTER" not in ids(explained(line))
+
+
+def test_a_librdkafka_connection_name_with_a_hidden_label_keeps_its_whole_host():
+    line = ("%3|1656605146.834|FAIL|rdkafka#producer-1| [thrd:ssl://b-1.***.kafka.eu-west-1.amazo]: "
+            "ssl://b-1.***.kafka.eu-west-1.amazonaws.com:9094/bootstrap: Connect to ipv4#10.0.0.1:9094 failed: "
+            "Connection refused (after 0ms in state CONNECT)")
+    assert only(explained(line), "BOOTSTRAP_REFUSED").evidence["host"] == "b-1.***.kafka.eu-west-1.amazonaws.com"
