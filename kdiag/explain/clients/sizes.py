@@ -21,8 +21,9 @@ The words, from the libraries' sources (each ``Words`` below names its own):
   ``MsgSizeTooLarge``, Python ``KafkaError{code=MSG_SIZE_TOO_LARGE}``, rdkafka-ruby ``(msg_size_too_large)``,
   rust-rdkafka ``MessageSizeTooLarge``), Sarama's ErrMessageSizeTooLarge ``kafka server: Message was too large, server
   rejected it to avoid allocation error`` (before 1.41 also its own Producer.MaxMessageBytes check), segmentio's
-  ``[10] Message Size Too Large: ...`` (also its Writer's own BatchBytes check, MessageTooLargeError), the Java
-  client's ``RecordTooLargeException`` alone, a library's ``MessageSizeTooLarge`` (lua-resty-kafka, kafka-node);
+  ``[10] Message Size Too Large: ...`` (also its Writer's own BatchBytes check, MessageTooLargeError, which printed
+  by its type is the producer's own), the Java client's ``RecordTooLargeException`` alone, a library's
+  ``MessageSizeTooLarge`` (lua-resty-kafka, kafka-node) or ``MessageTooLarge`` (rskafka);
 - a batch over the topic's segment.bytes (RECORD_LIST_TOO_LARGE, 18) in each spelling;
 - a consumer's fetch: librdkafka's ``Message at offset N might be too large to fetch, try increasing
   receive.message.max.bytes`` (before 1.0 ``is too large to fetch``) and its ``Invalid response size N (0..M)`` just
@@ -119,6 +120,8 @@ WORDS: tuple[Words, ...] = (
     Words("uncompressed_bytes=", r"MESSAGE_TOO_LARGE\b.{0,200}?\(uncompressed_bytes=(?P<size>\d+)\)", PRODUCER,
           _always("franz-go"), "MESSAGE_TOO_LARGE: The request included a message larger than the max message size the "
           "server will accept (uncompressed_bytes=1400000)"),
+    Words("MessageTooLargeError", r"\bMessageTooLargeError\b", PRODUCER, _always("segmentio"),
+          "kafka.MessageTooLargeError{Message:kafka.Message{Topic:\"logs\"}}"),
     # A consumer's fetch.
     Words("too large to fetch", r"(?:might be|is) too large to fetch", FETCH, _always("librdkafka"),
           'KafkaError{code=MSG_SIZE_TOO_LARGE,val=10,str="Message at offset 42 might be too large to fetch, try '
@@ -185,6 +188,8 @@ WORDS: tuple[Words, ...] = (
           "org.apache.kafka.common.errors.RecordTooLargeException"),
     Words("MessageSizeTooLarge", r"\bMessageSizeTooLarge(?:Error)?\b", EITHER, _always("other"),
           "producer.lua:258: buffered messages send to kafka err: MessageSizeTooLarge, retryable: false"),
+    Words("MessageTooLarge", r"\bMessageTooLarge\b", EITHER, _always("other"),  # rskafka's ProtocolError
+          "ServerError { protocol_error: MessageTooLarge, error_message: None }"),
 )
 _COMPILED = tuple((words, re.compile(words.regex)) for words in WORDS)
 

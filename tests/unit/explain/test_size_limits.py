@@ -94,6 +94,12 @@ def test_the_brokers_own_append_words_name_the_topic_and_the_numbers():
     assert "orders.v2's max.message.bytes" in finding.title and "--entity-name orders.v2" in finding.fix
 
 
+def test_kafka_gos_writer_refusing_a_message_over_batch_bytes_is_the_producers_own():
+    # writer.go: WriteMessages returns MessageTooLargeError for a message over Writer.BatchBytes, before sending
+    finding = size_finding("write failed: kafka.MessageTooLargeError{Message:kafka.Message{Topic:\"logs\"}}")
+    assert finding.evidence["limit"] == "producer" and "Writer.BatchBytes" in finding.title
+
+
 def test_kafkajs_has_no_limit_of_its_own_so_the_batch_is_what_to_split():
     finding = size_finding("KafkaJSProtocolError: The request included a message larger than the max message size the "
                            "server will accept")
@@ -110,6 +116,7 @@ def test_kafkajs_has_no_limit_of_its_own_so_the_batch_is_what_to_split():
     ("Confluent.Kafka.ProduceException`2[System.String,System.String]: Broker: Message size too large", "message.max.bytes"),
     ("Rdkafka::RdkafkaError: Broker: Message size too large (msg_size_too_large)", "message.max.bytes"),
     ("KafkaError (Message production error: MessageSizeTooLarge (Broker: Message size too large))", "message.max.bytes"),
+    ("Error: ServerError { protocol_error: MessageTooLarge, error_message: None }", "client's own limit"),
     # Sarama's ErrMessageSizeTooLarge (before 1.41 also its own Producer.MaxMessageBytes check)
     ("kafka server: Message was too large, server rejected it to avoid allocation error.", "Producer.MaxMessageBytes"),
     ("kafka: Failed to produce message to topic t: kafka server: Message was too large, server rejected it to avoid "
