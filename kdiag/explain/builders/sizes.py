@@ -55,9 +55,14 @@ _EITHER_WORDS = {
     "java": "The Java client throws RecordTooLargeException for a record over the producer's own max.request.size or "
             "buffer.memory (before sending), for the broker's answer to a batch over its limit, and, with brokers before "
             "0.10.1, for a record over the consumer's max.partition.fetch.bytes; the lines here do not say which.",
+    "franz-go": "franz-go before 1.21 returns kerr.MessageTooLarge (`MESSAGE_TOO_LARGE: The request included a message "
+                "larger than the max message size the server will accept`) for the broker's answer to a batch over its "
+                "limit and for a record over its own ProducerBatchMaxBytes or MaxBufferedBytes, refused before sending "
+                "(1.21 on adds `(uncompressed_bytes=N)` to its own, and the compressed size too to the broker's).",
 }
-_EITHER_OTHER = ("MessageSizeTooLarge is Kafka's error code 10, the broker's answer to a batch over its limit; a client "
-                 "may also refuse a message over a limit of its own before sending it.")
+_EITHER_OTHER = ("These are Kafka's words for error code 10 (MESSAGE_TOO_LARGE), the broker's answer to a batch over its "
+                 "limit; a client may also refuse a message over a limit of its own with them, before sending it "
+                 "(franz-go before 1.21 did, over ProducerBatchMaxBytes).")
 
 
 def too_large(subject: Subject, context: Context) -> Finding:

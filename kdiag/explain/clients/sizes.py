@@ -10,9 +10,11 @@ The words, from the libraries' sources (each ``Words`` below names its own):
   2.x "... larger than the maximum request size you have configured with the max.request.size configuration.", and
   buffer.memory's twin), kafka-python's and aiokafka's ``... with the max_request_size configuration``, Sarama's
   ``Attempt to produce message larger than configured Producer.MaxMessageBytes: N > M`` (1.41+), franz-go's
-  ``MESSAGE_TOO_LARGE: ... (uncompressed_bytes=N)`` (a record over ProducerBatchMaxBytes or MaxBufferedBytes);
+  ``MESSAGE_TOO_LARGE: ... (uncompressed_bytes=N)`` (1.21+: a record over ProducerBatchMaxBytes or MaxBufferedBytes);
 - the broker's answer, certain: Kafka's MESSAGE_TOO_LARGE words (``The request included a message larger than the max
-  message size the server will accept``: the Java client's Errors, kafkajs, franz-go without uncompressed_bytes), the
+  message size the server will accept``: the Java client's Errors, kafkajs, franz-go 1.21+ with
+  ``(uncompressed_bytes=N, compressed_bytes=M)``; franz-go before 1.21 returned the same words for its own check, so
+  there and alone they name no side), the
   broker's own ``The record batch size in the append to t-0 is N bytes which exceeds the maximum configured value of
   M`` (UnifiedLog; the Java client passes it on since KIP-467), the code's names (``MESSAGE_TOO_LARGE``,
   kafka-python's ``[Error 10] MessageSizeTooLargeError``, Erlang's ``message_too_large``);
@@ -43,8 +45,8 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from kdiag.explain.sightings import (ANY, GO, JAVA, KAFKA_PYTHON, KAFKAJS, LIBRDKAFKA, NOT_KAFKA, TOO_LARGE, Item,
-                                     Pattern, ScanState, Sighting, registrar, size_sighting)
+from kdiag.explain.sightings import (ANY, GO, JAVA, KAFKA_PYTHON, KAFKAJS, LIBRDKAFKA, NOT_KAFKA, OTHER, TOO_LARGE,
+                                     Item, Pattern, ScanState, Sighting, registrar, size_sighting)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -59,7 +61,7 @@ KINDS = (PRODUCER, BROKER, SEGMENT, FETCH, EITHER)  # the most specific first: a
 
 # The client families whose settings a fix names.
 FAMILY_CLIENT = {"java": JAVA, "librdkafka": LIBRDKAFKA, "sarama": GO, "segmentio": GO, "franz-go": GO,
-                 "kafkajs": KAFKAJS, "kafka-python": KAFKA_PYTHON, "other": ANY}
+                 "kafkajs": KAFKAJS, "kafka-python": KAFKA_PYTHON, "erlang": OTHER, "other": ANY}
 
 
 @dataclass(frozen=True)
@@ -81,6 +83,7 @@ class Words:
     kind: str
     family: Callable[[str], str]  # the family, from the whole line
     example: str
+    shared: bool = False  # Kafka's MESSAGE_TOO_LARGE words, which some producers return for their own check too
 
 
 def _always(family: str) -> Callable[[str], str]:
@@ -96,7 +99,17 @@ def _fetch_size_family(line: str) -> str:
 
 
 def _server_words_family(line: str) -> str:
-    return "franz-go" if "MESSAGE_TOO_LARGE:" in line else "kafkajs" if "KafkaJS" in line else "java"
+    """Kafka's MESSAGE_TOO_LARGE words: kafkajs's and the Java client's are the broker's answer; franz-go before 1.21
+    returned them for its own ProducerBatchMaxBytes check too (``MESSAGE_TOO_LARGE: ...``); alone, whose is not said."""
+    if "MESSAGE_TOO_LARGE:" in line:
+        return "franz-go"
+    if "KafkaJS" in line:
+        return "kafkajs"
+    return "java" if re.search(r"org\.apache\.kafka|Exception\b|\bError: MESSAGE_TOO_LARGE", line) else "other"
+
+
+# Families whose producer returns the broker's words for its own check too: their words name no side.
+_OWN_CHECK_IN_BROKER_WORDS = ("franz-go", "other")
 
 
 def _segment_family(line: str) -> str:
@@ -120,6 +133,10 @@ WORDS: tuple[Words, ...] = (
     Words("uncompressed_bytes=", r"MESSAGE_TOO_LARGE\b.{0,200}?\(uncompressed_bytes=(?P<size>\d+)\)", PRODUCER,
           _always("franz-go"), "MESSAGE_TOO_LARGE: The request included a message larger than the max message size the "
           "server will accept (uncompressed_bytes=1400000)"),
+    # franz-go 1.21+: the broker's answer with the batch's sizes (sink.go)
+    Words("uncompressed_bytes=", r"MESSAGE_TOO_LARGE\b.{0,200}?\(uncompressed_bytes=\d+, compressed_bytes=(?P<size>\d+)\)",
+          BROKER, _always("franz-go"), "MESSAGE_TOO_LARGE: The request included a message larger than the max message "
+          "size the server will accept (uncompressed_bytes=1400000, compressed_bytes=1200000)"),
     Words("MessageTooLargeError", r"\bMessageTooLargeError\b", PRODUCER, _always("segmentio"),
           "kafka.MessageTooLargeError{Message:kafka.Message{Topic:\"logs\"}}"),
     # A consumer's fetch.
@@ -161,21 +178,22 @@ WORDS: tuple[Words, ...] = (
           "the maximum configured size of 1048588."),
     Words("the server will accept", r"larger than the max message size the server will accept", BROKER,
           _server_words_family, "KafkaJSProtocolError: The request included a message larger than the max message "
-          "size the server will accept"),
+          "size the server will accept", shared=True),
     Words("MESSAGE_TOO_LARGE", r"\bMESSAGE_TOO_LARGE\b", BROKER, _server_words_family,
           "[Producer clientId=producer-1] Got error produce response in correlation id 12 on topic-partition orders-0, "
-          "splitting and retrying (2147483647 attempts left). Error: MESSAGE_TOO_LARGE"),
+          "splitting and retrying (2147483647 attempts left). Error: MESSAGE_TOO_LARGE", shared=True),
     Words("MESSAGE_SIZE_TOO_LARGE", r"\bMESSAGE_SIZE_TOO_LARGE\b", BROKER, _always("kafka-python"),
           "KafkaError: MESSAGE_SIZE_TOO_LARGE"),
     Words("[Error 10] ", r"\[Error 10\] MessageSizeTooLargeError", BROKER, _always("kafka-python"),
           "kafka.errors.MessageSizeTooLargeError: [Error 10] MessageSizeTooLargeError"),
-    Words("message_too_large", r"\bmessage_too_large\b", BROKER, _always("other"),
+    Words("message_too_large", r"\bmessage_too_large\b", BROKER, _always("erlang"),  # kafka_protocol's atom
           "{error,message_too_large}"),
     # The same words for the producer's own check and the broker's answer.
     Words("Message size too large", r"Message size too large", EITHER, _always("librdkafka"),
           "Error: Broker: Message size too large"),
-    Words("MSG_SIZE_TOO_LARGE", r"\bMSG_SIZE_TOO_LARGE\b", EITHER, _always("librdkafka"), 'cimpl.KafkaException: KafkaError{code=MSG_SIZE_TOO_LARGE,val=10,str="Unable to '
-          'produce message: Broker: Message size too large"}'),
+    Words("MSG_SIZE_TOO_LARGE", r"\bMSG_SIZE_TOO_LARGE\b", EITHER, _always("librdkafka"),
+          'cimpl.KafkaException: KafkaError{code=MSG_SIZE_TOO_LARGE,val=10,str="Unable to produce message: Broker: '
+          'Message size too large"}'),
     Words("msg_size_too_large", r"\(msg_size_too_large\)", EITHER, _always("librdkafka"),
           "Rdkafka::RdkafkaError: Broker: Message size too large (msg_size_too_large)"),
     Words("MsgSizeTooLarge", r"\bMsgSizeTooLarge\b", EITHER, _always("librdkafka"),
@@ -206,8 +224,9 @@ def limit_of(line: str) -> Limit | None:
             continue
         m = regex.search(line)
         if m is not None:
-            setting = m.groupdict().get("setting")
-            return Limit(words.kind, words.family(line), _int(m, "size"), _int(m, "limit"), setting,
+            setting, family = m.groupdict().get("setting"), words.family(line)
+            kind = EITHER if words.shared and family in _OWN_CHECK_IN_BROKER_WORDS else words.kind
+            return Limit(kind, family, _int(m, "size"), _int(m, "limit"), setting,
                          m.groupdict().get("topic"))
     return None
 

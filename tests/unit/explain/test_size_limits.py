@@ -69,7 +69,8 @@ def test_franz_gos_record_over_its_batch_max_is_the_producers_own():
     "org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than the max "
     "message size the server will accept.",
     "KafkaJSProtocolError: The request included a message larger than the max message size the server will accept",
-    "MESSAGE_TOO_LARGE: The request included a message larger than the max message size the server will accept",
+    "MESSAGE_TOO_LARGE: The request included a message larger than the max message size the server will accept "
+    "(uncompressed_bytes=1400000, compressed_bytes=1200000)",  # franz-go 1.21+ (sink.go)
     # the Java producer splitting a batch the broker refused (Sender)
     "[Producer clientId=producer-1] Got error produce response in correlation id 12 on topic-partition orders-0, "
     "splitting and retrying (2147483647 attempts left). Error: MESSAGE_TOO_LARGE",
@@ -130,6 +131,16 @@ def test_words_both_sides_return_name_the_producers_setting_and_the_brokers(line
     assert finding.evidence["limit"] == "either"
     assert setting in finding.title and "max.message.bytes" in finding.title
     assert setting in finding.fix and "message.max.bytes (default 1048588)" in finding.fix
+
+
+def test_franz_go_before_1_21_and_the_bare_words_name_no_side():
+    # kerr.MessageTooLarge was also franz-go's own refusal over ProducerBatchMaxBytes before 1.21 (no sizes added)
+    for line, setting in (("MESSAGE_TOO_LARGE: The request included a message larger than the max message size the "
+                           "server will accept.", "ProducerBatchMaxBytes"),
+                          ("The request included a message larger than the max message size the server will accept.",
+                           "franz-go before 1.21")):
+        finding = size_finding(line)
+        assert finding.evidence["limit"] == "either" and setting in finding.title + finding.explanation
 
 
 def test_a_java_record_too_large_alone_names_each_side_it_is_thrown_for():
