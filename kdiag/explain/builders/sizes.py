@@ -26,6 +26,7 @@ PRODUCER_LIMIT = {
     "segmentio": ("Writer.BatchBytes", "default 1048576"),
     "franz-go": ("ProducerBatchMaxBytes", "default 1000012; MaxBufferedBytes bounds a record too"),
     "kafka-python": ("max_request_size", "default 1048576"),
+    "beats": ("output.kafka.max_message_bytes", "default 1000000, Sarama's Producer.MaxMessageBytes underneath"),
 }
 FETCH_LIMIT = {
     "java": "max.partition.fetch.bytes and fetch.max.bytes",
@@ -55,6 +56,9 @@ _EITHER_WORDS = {
     "java": "The Java client throws RecordTooLargeException for a record over the producer's own max.request.size or "
             "buffer.memory (before sending), for the broker's answer to a batch over its limit, and, with brokers before "
             "0.10.1, for a record over the consumer's max.partition.fetch.bytes; the lines here do not say which.",
+    "beats": "Beats' Kafka output logs this for Sarama's ErrMessageSizeTooLarge: the broker's answer to a batch over "
+             "its limit, or, with Sarama before 1.41 underneath (Beats before 8.18), the output's own max_message_bytes "
+             "check, before sending; either way the event is dropped, not retried.",
     "franz-go": "franz-go before 1.21 returns kerr.MessageTooLarge (`MESSAGE_TOO_LARGE: The request included a message "
                 "larger than the max message size the server will accept`) for the broker's answer to a batch over its "
                 "limit and for a record over its own ProducerBatchMaxBytes or MaxBufferedBytes, refused before sending "

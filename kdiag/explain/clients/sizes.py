@@ -10,12 +10,13 @@ The words, from the libraries' sources (each ``Words`` below names its own):
   2.x "... larger than the maximum request size you have configured with the max.request.size configuration.", and
   buffer.memory's twin), kafka-python's and aiokafka's ``... with the max_request_size configuration``, Sarama's
   ``Attempt to produce message larger than configured Producer.MaxMessageBytes: N > M`` (1.41+), franz-go's
-  ``MESSAGE_TOO_LARGE: ... (uncompressed_bytes=N)`` (1.21+: a record over ProducerBatchMaxBytes or MaxBufferedBytes);
+  ``MESSAGE_TOO_LARGE: ... (uncompressed_bytes=N)`` (1.21+: a record over ProducerBatchMaxBytes or MaxBufferedBytes),
+  kafka-go's ``MessageTooLargeError`` by its type (its Writer's BatchBytes), and log shippers' own: Beats 8.18+
+  ``dropping message as it exceeds max_mesage_bytes``, fluent-plugin-kafka ``record size exceeds max_send_limit_bytes``;
 - the broker's answer, certain: Kafka's MESSAGE_TOO_LARGE words (``The request included a message larger than the max
   message size the server will accept``: the Java client's Errors, kafkajs, franz-go 1.21+ with
   ``(uncompressed_bytes=N, compressed_bytes=M)``; franz-go before 1.21 returned the same words for its own check, so
-  there and alone they name no side), the
-  broker's own ``The record batch size in the append to t-0 is N bytes which exceeds the maximum configured value of
+  there and alone they name no side), the broker's own ``The record batch size in the append to t-0 is N bytes which exceeds the maximum configured value of
   M`` (UnifiedLog; the Java client passes it on since KIP-467), the code's names (``MESSAGE_TOO_LARGE``,
   kafka-python's ``[Error 10] MessageSizeTooLargeError``, Erlang's ``message_too_large``);
 - the same words for both sides: librdkafka's ``Broker: Message size too large`` (MSG_SIZE_TOO_LARGE, which
@@ -25,7 +26,8 @@ The words, from the libraries' sources (each ``Words`` below names its own):
   rejected it to avoid allocation error`` (before 1.41 also its own Producer.MaxMessageBytes check), segmentio's
   ``[10] Message Size Too Large: ...`` (also its Writer's own BatchBytes check, MessageTooLargeError, which printed
   by its type is the producer's own), the Java client's ``RecordTooLargeException`` alone, a library's
-  ``MessageSizeTooLarge`` (lua-resty-kafka, kafka-node) or ``MessageTooLarge`` (rskafka);
+  ``MessageSizeTooLarge`` (lua-resty-kafka, kafka-node) or ``MessageTooLarge`` (rskafka), Beats' ``Kafka (topic=T):
+  dropping too large message of size N.`` (on Sarama's ErrMessageSizeTooLarge);
 - a batch over the topic's segment.bytes (RECORD_LIST_TOO_LARGE, 18) in each spelling;
 - a consumer's fetch: librdkafka's ``Message at offset N might be too large to fetch, try increasing
   receive.message.max.bytes`` (before 1.0 ``is too large to fetch``) and its ``Invalid response size N (0..M)`` just
@@ -61,7 +63,8 @@ KINDS = (PRODUCER, BROKER, SEGMENT, FETCH, EITHER)  # the most specific first: a
 
 # The client families whose settings a fix names.
 FAMILY_CLIENT = {"java": JAVA, "librdkafka": LIBRDKAFKA, "sarama": GO, "segmentio": GO, "franz-go": GO,
-                 "kafkajs": KAFKAJS, "kafka-python": KAFKA_PYTHON, "erlang": OTHER, "other": ANY}
+                 "kafkajs": KAFKAJS, "kafka-python": KAFKA_PYTHON, "erlang": OTHER, "beats": GO, "fluentd": OTHER,
+                 "other": ANY}
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,12 @@ WORDS: tuple[Words, ...] = (
     Words("uncompressed_bytes=", r"MESSAGE_TOO_LARGE\b.{0,200}?\(uncompressed_bytes=\d+, compressed_bytes=(?P<size>\d+)\)",
           BROKER, _always("franz-go"), "MESSAGE_TOO_LARGE: The request included a message larger than the max message "
           "size the server will accept (uncompressed_bytes=1400000, compressed_bytes=1200000)"),
+    # log shippers' own checks: Beats' Kafka output 8.18+ (libbeat client.go, its max_message_bytes, the key misspelt
+    # in the line until fixed), fluent-plugin-kafka's max_send_limit_bytes
+    Words("as it exceeds max_mes", r"dropping message as it exceeds max_mes?sage_bytes", PRODUCER, _always("beats"),
+          "Kafka (topic=logs): dropping message as it exceeds max_mesage_bytes"),
+    Words("exceeds max_send_limit_bytes", r"record size exceeds (?P<setting>max_send_limit_bytes)", PRODUCER,
+          _always("fluentd"), "[warn]: #0 record size exceeds max_send_limit_bytes. Skip event: time=1700000000"),
     Words("MessageTooLargeError", r"\bMessageTooLargeError\b", PRODUCER, _always("segmentio"),
           "kafka.MessageTooLargeError{Message:kafka.Message{Topic:\"logs\"}}"),
     # A consumer's fetch.
@@ -198,6 +207,10 @@ WORDS: tuple[Words, ...] = (
           "Rdkafka::RdkafkaError: Broker: Message size too large (msg_size_too_large)"),
     Words("MsgSizeTooLarge", r"\bMsgSizeTooLarge\b", EITHER, _always("librdkafka"),
           "Confluent.Kafka.ProduceException`2[System.String,System.String]: ErrorCode.MsgSizeTooLarge"),
+    # Beats' Kafka output on Sarama's ErrMessageSizeTooLarge (libbeat outputs/kafka/client.go)
+    Words("dropping too large message", r"(?:Kafka \(topic=(?P<topic>[^)\s]{1,249})\): )?dropping too large message of "
+          r"size (?P<size>\d+)", EITHER, _always("beats"), "ERROR\tkafka/client.go:233\tKafka (topic=was_system_out): "
+          "dropping too large message of size 666."),
     Words("Message was too large", r"Message was too large, server rejected it to avoid allocation error", EITHER,
           _always("sarama"), "kafka server: Message was too large, server rejected it to avoid allocation error."),
     Words("Message Size Too Large", r"Message Size Too Large", EITHER, _always("segmentio"),

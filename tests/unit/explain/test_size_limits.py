@@ -55,6 +55,24 @@ def test_saramas_own_check_since_1_41_names_producer_max_message_bytes():
     assert finding.evidence["size"] == 1048600
 
 
+@pytest.mark.parametrize("line, setting", [
+    ("2025-06-03T10:00:00.000Z\tERROR\tkafka/client.go:240\tKafka (topic=logs): dropping message as it exceeds "
+     "max_mesage_bytes", "output.kafka.max_message_bytes"),  # Beats 8.18+, the key misspelt in its line
+    ("2024-12-23 10:00:00 +0000 [warn]: #0 record size exceeds max_send_limit_bytes. Skip event: time=1734948000",
+     "max_send_limit_bytes"),  # fluent-plugin-kafka
+])
+def test_a_log_shippers_own_check_is_the_producers(line, setting):
+    finding = size_finding(line)
+    assert finding.evidence["limit"] == "producer" and setting in finding.title
+
+
+def test_beats_dropping_a_too_large_message_names_its_topic_and_both_sides():
+    finding = size_finding("2018-10-27T13:28:45.322+0800\tERROR\tkafka/client.go:233\tKafka (topic=was_system_out): "
+                           "dropping too large message of size 666.")
+    assert finding.evidence["limit"] == "either" and finding.evidence["topic"] == "was_system_out"
+    assert "output.kafka.max_message_bytes" in finding.title and "--entity-name was_system_out" in finding.fix
+
+
 def test_franz_gos_record_over_its_batch_max_is_the_producers_own():
     # pkg/kgo/producer.go and sink.go: fmt.Errorf("%w (uncompressed_bytes=%d)", kerr.MessageTooLarge, size)
     finding = size_finding("MESSAGE_TOO_LARGE: The request included a message larger than the max message size the "
