@@ -74,7 +74,7 @@ def too_large(subject: Subject, context: Context) -> Finding:
     topic = subject.first("topic") or limit.topic or context.topic
     bootstrap = context.bootstrap_text()
     confirm = context.confirm(topic=topic)
-    title, meaning, fix = _reading(limit, topic or "<topic>", bootstrap)
+    title, meaning, fix = _reading(limit, topic, bootstrap)
     explanation = (f"{client_said(subject)} {meaning} It is a size limit, not the path to the cluster: records within "
                    f"the limits go through.{consequence_sentence(context)}")
     fix += (f"\n\nkdiag bootstrap, run on the client's machine, checks that the cluster takes a small record"
@@ -93,12 +93,13 @@ def _limit(subject: Subject) -> Limit:
     return min(limits, key=lambda found: KINDS.index(found.kind))
 
 
-def _reading(limit: Limit, topic: str, bootstrap: str) -> tuple[str, str, str]:
+def _reading(limit: Limit, named: str | None, bootstrap: str) -> tuple[str, str, str]:
     """(title, what the words mean, fix) for one limit."""
     setting, about = PRODUCER_LIMIT.get(limit.family, (None, None))
     fetch = FETCH_LIMIT.get(limit.family, "its fetch size settings")
     size = f" of {limit.size} bytes" if limit.size else ""
     over = f" ({limit.limit} bytes)" if limit.limit else ""
+    topic, topics = named or "<topic>", f"{named}'s" if named else "the topic's"
     commands = _commands(bootstrap, topic, limit.size)
     broker_side = (f"The broker must then take it too: {_BROKER_LIMIT}. Consumers must fetch it as well (their "
                    f"{fetch}).\n{commands}")
@@ -113,12 +114,12 @@ def _reading(limit: Limit, topic: str, bootstrap: str) -> tuple[str, str, str]:
         own = (f" Keep the producer's own {setting} ({about}) at most the topic's limit, so it sends batches the broker "
                "takes." if setting else " kafkajs has no limit of its own: the messages of one send to a partition go "
                "in one batch, so many small messages can make a batch too large." if limit.family == "kafkajs" else "")
-        return (f"The broker refused a record batch over {topic}'s max.message.bytes",
+        return (f"The broker refused a record batch over {topics} max.message.bytes",
                 f"The broker refused the produce: a record batch{size} is over {_BROKER_LIMIT}{over}.{own}",
                 f"Raise the topic's max.message.bytes (or the broker's message.max.bytes) above the largest batch, and "
                 f"the consumers' {fetch} with it; or send smaller records or batches.\n{commands}")
     if limit.kind == SEGMENT:
-        return (f"The broker refused a record batch larger than {topic}'s segment.bytes",
+        return (f"The broker refused a record batch larger than {topics} segment.bytes",
                 "The broker refused a record batch larger than the topic's log segment (segment.bytes): no segment "
                 "can hold it.",
                 f"Lower the producer's batch size (its {setting or 'batch size setting'}, batch.size), or raise the "
@@ -128,8 +129,8 @@ def _reading(limit: Limit, topic: str, bootstrap: str) -> tuple[str, str, str]:
         return ("A record is larger than the consumer's fetch size",
                 f"The consumer met a record or a fetch response{size} larger than it lets itself read{over} ({fetch}). "
                 "The broker took the record, so it stays in the log until the consumer's limit is raised.",
-                f"Raise the consumer's {fetch} above the largest record batch ({_BROKER_LIMIT} bounds the batches it "
-                f"may meet).\n{commands}")
+                f"Raise the consumer's fetch settings above the largest record batch: {fetch}. The batches it may "
+                f"meet are bounded by {_BROKER_LIMIT}:\n{commands.splitlines()[0]}")
     said = _EITHER_WORDS.get(limit.family, _EITHER_OTHER)
     who = f"the producer's own {setting}" if setting else "the client's own limit"
     own = f"{who} ({about})" if setting else "the client's own limit, if it has one"
