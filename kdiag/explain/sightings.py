@@ -41,6 +41,7 @@ NONROUTABLE = "nonroutable"  # the broker refused to advertise 0.0.0.0
 BROKER_CLOSED = "broker_closed"  # the broker says it turned a connection away (detail: its words)
 REQUEST_TIMEOUT = "request_timeout"  # a request on a connection that was up got no answer (detail: the request)
 VERSION_GAP = "version_gap"  # the client and the broker share no version of a request (detail: "API: the words")
+TOO_LARGE = "too_large"  # a record, batch or fetch over a size limit, not the path (detail: which limit)
 
 # Consequences: the client failed, and the line does not say why.
 MESSAGE_TIMEOUT = "message_timeout"  # librdkafka: Local: Message timed out

@@ -1,7 +1,7 @@
 """explain's builders: from the lines about one endpoint, topic or listener (``Subject``) and what the whole log
 says (``Context``) to a finding with the report's id, evidence shape and fix. One module per finding family,
 as ``kdiag.diagnose.rules`` has one per rule family (``bootstrap``, ``addressing``, ``advertised``, ``tls``,
-``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``, ``peers``, ``versions``); ``BUILDERS`` maps each id to its builder.
+``ingress``, ``sasl``, ``kerberos``, ``topics``, ``protocol``, ``idle``, ``peers``, ``versions``, ``sizes``); ``BUILDERS`` maps each id to its builder.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from kdiag.explain.builders.ingress import ingress_default_backend
 from kdiag.explain.builders.kerberos import kerberos_principal_unknown
 from kdiag.explain.builders.peers import advertised_wrong_broker, broker_closed_connection
 from kdiag.explain.builders.protocol import not_kafka
+from kdiag.explain.builders.sizes import too_large
 from kdiag.explain.builders.sasl import sasl_auth_failed, sasl_mechanism, sasl_required
 from kdiag.explain.builders.tls import (tls_cert_untrusted, tls_client_cert_rejected, tls_client_cert_required,
                                         tls_expected, tls_hostname_mismatch, tls_unexpected)
@@ -54,4 +55,5 @@ BUILDERS: dict[str, Callable[[Subject, Context], Finding]] = {
     "BROKER_CLOSED_CONNECTION": broker_closed_connection,
     "ADVERTISED_WRONG_BROKER": advertised_wrong_broker,
     "BROKER_TOO_OLD": broker_too_old,
+    "ROUNDTRIP_FAILED": too_large,
 }

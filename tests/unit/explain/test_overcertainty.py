@@ -9,11 +9,15 @@ from tests.unit.explain.helpers import explained, ids, only
 
 
 def test_a_response_just_over_receive_message_max_bytes_is_no_foreign_peer():
-    # librdkafka's rd_kafka_transport words, with the limit it checks against: a Fetch answer 39 bytes over it
+    # librdkafka's rd_kafka_transport words, with the limit it checks against: a Fetch answer 39 bytes over it is a
+    # consumer's fetch over its own size settings (a warning), never a foreign peer
     for size, limit in ((100000039, 100000000), (200000039, 200000000), (150000000, 100000000)):
         line = (f"%3|1514941148.962|FAIL|rdkafka#consumer-1| [thrd:10.0.0.1:9092/bootstrap]: 10.0.0.1:9092/1: "
                 f"Receive failed: Invalid response size {size} (0..{limit}): increase receive.message.max.bytes")
-        assert ids(explained(line)) == [], size
+        finding = only(explained(line), "ROUNDTRIP_FAILED")
+        assert ids(explained(line)) == ["ROUNDTRIP_FAILED"], size
+        assert (finding.severity, finding.evidence["limit"]) == ("warning", "fetch")
+        assert "fetch.max.bytes" in finding.fix and "receive.message.max.bytes" in finding.fix
 
 
 def test_a_response_size_that_is_text_or_far_over_the_limit_stays_a_foreign_peer():
