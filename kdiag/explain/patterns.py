@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, hangups,
                                    in_use, java, java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs,
-                                   kerberos, librdkafka, librdkafka_errors, librdkafka_old, lua, openssl,
-                                   other_servers, ruby, versions)
+                                   kerberos, librdkafka, librdkafka_errors, librdkafka_old, lua, net_tools,
+                                   openssl, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
@@ -38,7 +38,7 @@ PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_
                            *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS, *broker_configs.PATTERNS,
                            *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
-                           *in_use.PATTERNS, *kerberos.PATTERNS, *generic.PATTERNS]
+                           *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a version gap in every client's
 words, the logs of servers that are not Kafka (ZooKeeper's) about a client that spoke Kafka to them, and last the

@@ -83,6 +83,7 @@ BROKER = "broker"  # the broker's own log, about what a client sent it
 ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
 OPENSSL = "openssl"  # openssl s_client's report of a broker's TLS (the chain it sent)
+TOOL = "tool"  # telnet, netcat, curl: a user trying a broker's address by hand
 OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
 
 
