@@ -35,7 +35,7 @@ from kdiag.explain.builders.ingress import http_inside_tls
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (alternative, both_roles, family_split_reading, heap_exhausted, ipv6_refused, likely,
-                                    loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
+                                    loopback_advertised, loopback_name, mixed_listeners, or_reading, or_readings, other_readings,
                                     same_machine, terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
@@ -91,9 +91,11 @@ def findings_from(seen: Observations) -> list[Finding]:
     consequences.sort(key=lambda g: g.examples[0][0] if g.examples else 0)
     context = Context(seen.facts, tuple(consequences), protocol, failing=_failing_brokers(kept))
     connected = {_endpoint_key(s) for s in kept if s.symptoms & _AFTER_CONNECT}
+    loopback_refused = {s.port for s in kept if s.finding_id == "ADVERTISED_LOOPBACK"}  # its IPv4 address refused too
     findings = []
     for subject in kept:
-        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
+        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected,
+                              loopback_refused))
     findings.extend(from_metadata(context, kept))
     findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
     if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone
@@ -102,8 +104,8 @@ def findings_from(seen: Observations) -> list[Finding]:
     return findings
 
 
-def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple[str | None, int | None]]
-          ) -> list[Finding]:
+def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple[str | None, int | None]],
+          loopback_refused: set[int | None]) -> list[Finding]:
     """One subject's finding: certain, or a reading (the line is a guess, or its address's role is unknown)."""
     built = BUILDERS[subject.finding_id](subject, context)
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
@@ -115,6 +117,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         # a line naming the broker's node id: that broker is down, and, when it is the one broker, the bootstrap too
         down = BUILDERS["ADVERTISED_UNREACHABLE"](alternative(subject, subject.role, "ADVERTISED_UNREACHABLE", ""), context)
         return same_machine(built, down, subject, more=[refused])
+    if built.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT" and subject.role in BROKER_ROLES and not any(
+            classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):  # a loopback the metadata gave
+        loopback = BUILDERS["ADVERTISED_LOOPBACK"](replace(subject, finding_id="ADVERTISED_LOOPBACK"), context)
+        return loopback_advertised(loopback, built, subject, bool(context.bootstrap), subject.port in loopback_refused)
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)

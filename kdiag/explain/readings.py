@@ -263,6 +263,26 @@ def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Se
     return likely_or(primary, other, said, more=more)
 
 
+def loopback_advertised(loopback: Finding, split: Finding, subject: Subject, bootstrap_shown: bool,
+                        ipv4_refused: bool) -> list[Finding]:
+    """A loopback address the cluster's metadata gave (``host:port/1``, a coordinator) refused on IPv6 (::1): a broker
+    elsewhere that advertises localhost sends the client to itself, where nothing listens (``loopback``); or the broker
+    runs on the client's machine and listens on IPv4 only (``split``). The likely one is ``loopback`` when the paste
+    shows the bootstrap is not loopback or the IPv4 loopback refused too, else ``split``. (A loopback bootstrap, the
+    client on the broker's machine, is the split alone, decided before this.)"""
+    shown = ("the client's bootstrap address is not loopback, so the broker is likely on another machine"
+             if bootstrap_shown else "the log also shows the IPv4 loopback refused" if ipv4_refused else
+             "the paste does not show the client's bootstrap address")
+    said = (f"The cluster's metadata sent the client to {subject.where}, loopback, and a connect to its IPv6 address "
+            f"::1 was refused; {shown}. A broker elsewhere that advertises localhost sends every client to itself, "
+            "where ::1 and 127.0.0.1 are both refused; a broker on the client's own machine that listens on IPv4 only "
+            "refuses ::1 alone. The other reading is {other}. `kdiag bootstrap <bootstrap.servers>`, with the client's "
+            "bootstrap.servers, decides: it connects to the bootstrap, then to every address the metadata advertises.")
+    if bootstrap_shown or ipv4_refused:
+        return likely_or(loopback, split, said)
+    return likely_or(split, loopback, said)
+
+
 def loopback_name(host: str | None) -> bool:
     """A loopback address given by name (localhost), which resolves to ::1 as well as 127.0.0.1."""
     return host is not None and not classify_host(host).is_ip and classify_host(host).kind == LOOPBACK
