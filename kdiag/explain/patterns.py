@@ -28,11 +28,11 @@ from dataclasses import dataclass, field
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, hangups,
                                    in_use, java, java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs,
-                                   kerberos, librdkafka, librdkafka_errors, librdkafka_old, lua, net_tools,
-                                   openssl, other_servers, ruby, versions)
+                                   kerberos, librdkafka, librdkafka_cut, librdkafka_errors, librdkafka_old, lua,
+                                   net_tools, openssl, other_servers, ruby, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
                            *librdkafka_errors.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
                            *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
                            *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,

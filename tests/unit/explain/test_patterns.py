@@ -23,7 +23,7 @@ def sightings(*lines: str) -> list[Sighting]:
 
 # One says something only with the other: tested below.
 PAIRED = ("java.out_of_memory", "java.network_receive", "go.sarama_api_versions",
-          "any.client_certificate_setting", "erlang.gen_tcp_call", "telnet.trying",
+          "any.client_certificate_setting", "erlang.gen_tcp_call", "telnet.trying", "librdkafka.cut_after_name",
           *(f"tools.command.{tool}" for tool in ("telnet", "nc", "ncat", "netcat")))  # test_net_tools
 
 
