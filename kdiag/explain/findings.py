@@ -58,6 +58,7 @@ _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEO
                  "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA", "TLS_CLIENT_CERT_REQUIRED",
                  "TLS_CLIENT_CERT_REJECTED", "ADVERTISED_ADDRESS_FAMILY_SPLIT", "KERBEROS_PRINCIPAL_UNKNOWN",
                  "INGRESS_DEFAULT_BACKEND")
+_ADVERTISED_DOWN = ("ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE")
 _SYMPTOM_ID = {
     CLIENT_CERT_MISSING: "TLS_CLIENT_CERT_REQUIRED", CLIENT_CERT_REFUSED: "TLS_CLIENT_CERT_REJECTED",
     PLAINTEXT_ON_TLS: "TLS_EXPECTED", TLS_ON_PLAINTEXT: "TLS_UNEXPECTED", CERT_UNTRUSTED: "TLS_CERT_UNTRUSTED",
@@ -79,13 +80,16 @@ def findings_from(seen: Observations) -> list[Finding]:
     protocol = next((p for g in groups for p in sorted(g.protocols)), None)
     subjects = [_at_the_bootstrap(s, seen.facts) for s in _subjects(causes, seen.facts)]
     connectivity = any(s.finding_id in _CONNECTIVITY for s in subjects)
+    advertised_down = any(s.finding_id in _ADVERTISED_DOWN for s in subjects)
     specific_tls = any(s.symptoms & {CERT_NAME, CERT_UNTRUSTED, TLS_ON_PLAINTEXT, PLAINTEXT_ON_TLS, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED} for s in subjects)
     kept, consequences = [], [g for g in groups if g.symptom in CONSEQUENCES]
     for subject in subjects:
         generic_tls = subject.symptoms == {TLS_FAILED}
-        if (generic_tls and specific_tls) or (subject.finding_id == "TOPIC_NOT_FOUND" and connectivity):
-            consequences.extend(subject.groups)  # a more specific line says it, or no broker could be asked
+        unusable_leader = subject.finding_id == "NO_LEADER" and subject.guessed and advertised_down
+        if (generic_tls and specific_tls) or (subject.finding_id == "TOPIC_NOT_FOUND" and connectivity) \
+                or unusable_leader:  # a more specific line says it, no broker could be asked, a leader not reached
+            consequences.extend(subject.groups)
         else:
             kept.append(subject)
     consequences.sort(key=lambda g: g.examples[0][0] if g.examples else 0)

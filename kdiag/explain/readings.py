@@ -61,6 +61,9 @@ OTHER_CAUSES = {
                                    "signs broker certificates directly, as Strimzi's own cluster CA does)"),
     "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
                               "its trust store, a chain sent without its intermediate)"),
+    "NO_LEADER+go": ("the leader exists but Sarama could not connect to it: its client deregisters a broker whose "
+                     "connection failed (an advertised address that does not resolve or connect from the client's "
+                     "machine) and then reports that broker's partitions as having no leader"),
     "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
                         "replica alive to lead it)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
@@ -138,8 +141,18 @@ def or_readings(subject: Subject, context: Context, builders: Mapping[str, Build
     confirm = context.confirm(fallback=subject.endpoint)
     said = (f"The client's words fit more than one cause; the likely reading is {subject.finding_id}, and this one "
             f"ends the same way. `{confirm}` on the client's machine decides.")
-    return [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
-                   readings=[subject.finding_id, *ids]) for i in ids]
+    found = [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
+                    readings=[subject.finding_id, *ids]) for i in ids]
+    if subject.host is not None:
+        return found
+    # an address no line names: its builder's account of what a lookup or a connect answered was never observed
+    return [replace(f, explanation=said, evidence={k: v for k, v in f.evidence.items() if k not in _OBSERVED})
+            if f.id in _ADDRESS_IDS else f for f in found]
+
+
+_OBSERVED = ("dns_status", "tcp_status")
+_ADDRESS_IDS = ("ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE", "ADVERTISED_LOOPBACK", "BOOTSTRAP_UNRESOLVABLE",
+                "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_UNREACHABLE")
 
 
 def likely_or(primary: Finding, other: Finding, said: str, *, more: Sequence[Finding] = (),
