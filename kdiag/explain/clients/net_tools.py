@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import failure_at, remember
+from kdiag.explain.readings import OTHER_SERVICES
 from kdiag.explain.sightings import HOST, TOOL, Item, Pattern, ScanState, registrar
 
 PATTERNS: list[Pattern] = []
@@ -38,7 +39,12 @@ def _port(text: str | None) -> int | None:
 
 
 def _said(scan: ScanState, words: str, host: str | None = None, port: int | None = None) -> Iterator[Item]:
-    """A tool's words for a failed lookup or connect: ncat's bare ``TIMEOUT`` is a timed-out connect."""
+    """A tool's words for a failed lookup or connect: ncat's bare ``TIMEOUT`` is a timed-out connect. A port another
+    service listens on (Schema Registry's 8081, Connect's 8083, ZooKeeper's 2181: what curl and nc are most often
+    pointed at beside Kafka) says nothing about a broker."""
+    recent = scan.recent
+    if (port or (recent[2] if host is None and recent is not None else None)) in OTHER_SERVICES:
+        return
     yield from failure_at(scan, "timed out" if words.strip(" .") == "TIMEOUT" else words, host, port, client=TOOL)
 
 

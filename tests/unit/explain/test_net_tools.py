@@ -69,3 +69,11 @@ def test_a_netcat_command_line_names_the_endpoint_of_the_words_below_it(command)
     found = explained(f"{command}\nNcat: Connection refused.\n").findings[0]
     assert (found.id, found.evidence["host"], found.evidence["port"]) == ("BOOTSTRAP_REFUSED", "kafka-1.corp.example",
                                                                           9093)
+
+
+@pytest.mark.parametrize("paste", ["curl: (7) Failed to connect to 192.0.2.10 port 8083 after 1 ms: Connection refused",
+                                   "nc: connect to 192.0.2.10 port 2181 (tcp) failed: Connection refused",
+                                   "$ telnet 192.0.2.10 8081\nTrying 192.0.2.10...\ntelnet: Unable to connect to remote "
+                                   "host: Connection refused\n"])
+def test_a_tool_at_another_services_port_says_nothing_about_a_broker(paste):
+    assert ids(explained(paste)) == []
