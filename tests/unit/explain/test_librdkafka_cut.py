@@ -62,3 +62,28 @@ def test_lines_wrapped_between_words_are_not_read_as_a_wrap_at_a_column():
     lines = normalise_block(next(iter(text_blocks(paste)))).lines
     assert lines == paste.rstrip("\n").split("\n")
     assert only(explained(paste), "BOOTSTRAP_UNRESOLVABLE").severity == "error"
+
+
+@pytest.mark.parametrize("paste", [
+    # cut between "Connect" and "to", between "to" and the address, and right after the broker's name
+    "[thrd:kafka-2.example:9092/2]: kafka-2.example:9092/2: Connect\nto ipv4#10.0.0.6:9092 failed: Connection refused "
+    "(after 0ms in state CONNECT)\n",
+    "[thrd:kafka-2.example:9092/2]: kafka-2.example:9092/2: Connect to\nipv4#10.0.0.6:9092 failed: Connection refused "
+    "(after 0ms in state CONNECT)\n",
+    "%3|1|FAIL|rdkafka#producer-1| [thrd:kafka-2.example:9092/2]: kafka-2.example:9092/2: Failed\n"
+    "to resolve 'kafka-2.example:9092': Name or service not known\n",
+    "2024-05-01 10:00:00 ERROR [thrd:kafka-2.example:9092/bootstrap]: kafka-2.example:9092/bootstrap:\n"
+    "2024-05-01 10:00:00 ERROR Connect to ipv4#10.0.0.6:9092 failed: Connection refused (after 0ms in state CONNECT)\n",
+])
+def test_a_line_cut_after_its_broker_name_gives_the_rest_its_role(paste):
+    found = explained(paste).findings
+    expected = "BOOTSTRAP_REFUSED" if "/bootstrap" in paste else \
+        "ADVERTISED_UNRESOLVABLE" if "resolve" in paste else "ADVERTISED_UNREACHABLE"
+    assert [(f.id, f.severity) for f in found] == [(expected, "error")]
+    assert found[0].evidence["host"] == "kafka-2.example"
+
+
+def test_a_whole_connect_line_is_read_once():
+    line = ("%3|1|FAIL|rdkafka#producer-1| [thrd:kafka-2.example:9092/2]: kafka-2.example:9092/2: Connect to "
+            "ipv4#10.0.0.6:9092 failed: Connection refused (after 0ms in state CONNECT)")
+    assert ids(explained(line)) == ["ADVERTISED_UNREACHABLE"]
