@@ -21,10 +21,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import replace
 
 from kdiag.explain.clients.generic import failure_at, remember
 from kdiag.explain.readings import OTHER_SERVICES
-from kdiag.explain.sightings import HOST, TOOL, Item, Pattern, ScanState, registrar
+from kdiag.explain.sightings import HOST, TOOL, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -65,8 +66,10 @@ for _tool in ("telnet", "nc", "ncat", "netcat"):
 @pattern("telnet.trying", TOOL, "Trying ", rf"^\s*Trying (?P<addr>{_IP})\.\.\.\s*$", "Trying 192.0.2.10...")
 def _trying(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     recent = scan.recent
-    if recent is None or scan.line - recent[0] > NEAR:  # else the command's name and port stay the endpoint
+    if recent is None or scan.line - recent[0] > NEAR:
         remember(scan, m.group("addr"), None)
+    else:  # the command's name and port stay the endpoint, for each address telnet tries in turn
+        remember(scan, recent[1], recent[2])
     return iter(())
 
 
@@ -79,12 +82,19 @@ def _telnet_unable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield from _said(scan, m.group("why") or "")
 
 
-@pattern("telnet.address", TOOL, "connect to address ", r"telnet: connect to address (?P<addr>\S+): (?P<why>.+)",
-         "telnet: connect to address 192.0.2.10: Connection refused")
-def _telnet_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    recent = scan.recent  # the address of the name the command gave: the name is the endpoint
-    host = recent[1] if recent is not None and scan.line - recent[0] <= NEAR else m.group("addr")
-    yield from _said(scan, m.group("why"), host, recent[2] if recent is not None and host == recent[1] else None)
+def _at_address(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """One address of the endpoint refused or timed out (telnet tries each address of the name in turn): the name the
+    command gave is the endpoint, the address the one tried (localhost's ::1 refused, then 127.0.0.1 connected: a
+    listener bound to IPv4 only)."""
+    recent = scan.recent
+    address = m.group("addr").strip("[]")
+    host = recent[1] if recent is not None and scan.line - recent[0] <= NEAR else address
+    for sighting in _said(scan, m.group("why"), host, recent[2] if recent is not None and host == recent[1] else None):
+        yield replace(sighting, address=address) if isinstance(sighting, Sighting) else sighting
+
+
+pattern("telnet.address", TOOL, "connect to address ", r"telnet: connect to address (?P<addr>\S+): (?P<why>.+)",
+        "telnet: connect to address 192.0.2.10: Connection refused")(_at_address)
 
 
 @pattern("telnet.resolve", TOOL, "could not resolve ", rf"telnet: could not resolve (?P<host>{HOST})/(?P<port>\S+): "
@@ -97,9 +107,7 @@ def _telnet_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          rf"(?:telnet|nc): can't connect to remote host \((?P<addr>{_IP})\): (?P<why>.+)",
          "telnet: can't connect to remote host (192.0.2.10): Connection refused")
 def _busybox_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    recent = scan.recent
-    host = recent[1] if recent is not None and scan.line - recent[0] <= NEAR else m.group("addr")
-    yield from _said(scan, m.group("why"), host, recent[2] if recent is not None and host == recent[1] else None)
+    yield from _at_address(m, scan)
 
 
 @pattern("busybox.bad_address", TOOL, "bad address '", rf"(?:telnet|nc): bad address '(?P<host>{HOST})'",

@@ -77,3 +77,18 @@ def test_a_netcat_command_line_names_the_endpoint_of_the_words_below_it(command)
                                    "host: Connection refused\n"])
 def test_a_tool_at_another_services_port_says_nothing_about_a_broker(paste):
     assert ids(explained(paste)) == []
+
+
+def test_telnet_refused_on_localhosts_ipv6_then_connected_on_ipv4_is_the_family_split():
+    paste = ("$ telnet localhost 9092\nTrying ::1...\ntelnet: connect to address ::1: Connection refused\n"
+             "Trying 127.0.0.1...\nConnected to localhost.\nEscape character is '^]'.\n")
+    [found] = explained(paste).findings
+    assert (found.id, found.evidence["host"], found.evidence["port"]) == ("ADVERTISED_ADDRESS_FAMILY_SPLIT", "localhost",
+                                                                          9092)
+
+
+def test_telnet_refused_on_both_of_localhosts_addresses_is_a_refusal():
+    paste = ("$ telnet localhost 9092\nTrying ::1...\ntelnet: connect to address ::1: Connection refused\n"
+             "Trying 127.0.0.1...\ntelnet: connect to address 127.0.0.1: Connection refused\n")
+    assert "ADVERTISED_ADDRESS_FAMILY_SPLIT" not in ids(explained(paste))
+    assert ids(explained(paste))[0] == "BOOTSTRAP_REFUSED"
