@@ -36,8 +36,9 @@ from kdiag.explain.builders.partial import partial_cluster
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles, family_split_reading, hedged,
-                                    heap_exhausted, ipv6_refused, likely, loopback_name, mixed_listeners, or_reading,
-                                    or_readings, other_readings, same_machine, terminated_during_authentication)
+                                    heap_exhausted, ipv6_refused, likely, loopback_advertised, loopback_name,
+                                    mixed_listeners, or_reading, or_readings, other_readings, same_machine,
+                                    terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
@@ -59,6 +60,7 @@ _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEO
                  "SASL_MECHANISM_MISMATCH", "SASL_AUTH_FAILED", "NOT_KAFKA", "TLS_CLIENT_CERT_REQUIRED",
                  "TLS_CLIENT_CERT_REJECTED", "ADVERTISED_ADDRESS_FAMILY_SPLIT", "KERBEROS_PRINCIPAL_UNKNOWN",
                  "INGRESS_DEFAULT_BACKEND")
+_ADVERTISED_DOWN = ("ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE")
 _SYMPTOM_ID = {
     CLIENT_CERT_MISSING: "TLS_CLIENT_CERT_REQUIRED", CLIENT_CERT_REFUSED: "TLS_CLIENT_CERT_REJECTED",
     PLAINTEXT_ON_TLS: "TLS_EXPECTED", TLS_ON_PLAINTEXT: "TLS_UNEXPECTED", CERT_UNTRUSTED: "TLS_CERT_UNTRUSTED",
@@ -80,21 +82,26 @@ def findings_from(seen: Observations) -> list[Finding]:
     protocol = next((p for g in groups for p in sorted(g.protocols)), None)
     subjects = [_at_the_bootstrap(s, seen.facts) for s in _subjects(causes, seen.facts)]
     connectivity = any(s.finding_id in _CONNECTIVITY for s in subjects)
+    advertised_down = any(s.finding_id in _ADVERTISED_DOWN for s in subjects)
     specific_tls = any(s.symptoms & {CERT_NAME, CERT_UNTRUSTED, TLS_ON_PLAINTEXT, PLAINTEXT_ON_TLS, CLIENT_CERT_MISSING,
                                      CLIENT_CERT_REFUSED} for s in subjects)
     kept, consequences = [], [g for g in groups if g.symptom in CONSEQUENCES]
     for subject in subjects:
         generic_tls = subject.symptoms == {TLS_FAILED}
-        if (generic_tls and specific_tls) or (subject.finding_id == "TOPIC_NOT_FOUND" and connectivity):
-            consequences.extend(subject.groups)  # a more specific line says it, or no broker could be asked
+        unusable_leader = subject.finding_id == "NO_LEADER" and subject.guessed and advertised_down
+        if (generic_tls and specific_tls) or (subject.finding_id == "TOPIC_NOT_FOUND" and connectivity) \
+                or unusable_leader:  # a more specific line says it, no broker could be asked, a leader not reached
+            consequences.extend(subject.groups)
         else:
             kept.append(subject)
     consequences.sort(key=lambda g: g.examples[0][0] if g.examples else 0)
     context = Context(seen.facts, tuple(consequences), protocol, failing=_failing_brokers(kept))
     connected = {_endpoint_key(s) for s in kept if s.symptoms & _AFTER_CONNECT}
+    loopback_refused = {s.port for s in kept if s.finding_id == "ADVERTISED_LOOPBACK"}  # its IPv4 address refused too
     findings = []
     for subject in kept:
-        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected))
+        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected,
+                              loopback_refused))
     findings.extend(from_metadata(context, kept))
     findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
     if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone
@@ -103,8 +110,8 @@ def findings_from(seen: Observations) -> list[Finding]:
     return findings
 
 
-def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple[str | None, int | None]]
-          ) -> list[Finding]:
+def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple[str | None, int | None]],
+          loopback_refused: set[int | None]) -> list[Finding]:
     """One subject's finding: certain, or a reading (the line is a guess, or its address's role is unknown)."""
     built = BUILDERS[subject.finding_id](subject, context)
     if CONNECT in subject.symptoms and _endpoint_key(subject) in connected:
@@ -116,6 +123,10 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         # a line naming the broker's node id: that broker is down, and, when it is the one broker, the bootstrap too
         down = BUILDERS["ADVERTISED_UNREACHABLE"](alternative(subject, subject.role, "ADVERTISED_UNREACHABLE", ""), context)
         return same_machine(built, down, subject, more=[refused])
+    if built.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT" and subject.role in BROKER_ROLES and not any(
+            classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):  # a loopback the metadata gave
+        loopback = BUILDERS["ADVERTISED_LOOPBACK"](replace(subject, finding_id="ADVERTISED_LOOPBACK"), context)
+        return loopback_advertised(loopback, built, subject, bool(context.bootstrap), subject.port in loopback_refused)
     if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)

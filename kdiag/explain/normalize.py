@@ -265,6 +265,19 @@ def _wrap_width(lines: list[_Line]) -> int | None:
                 ended += 1
             else:
                 continued += 1
-    if (longest in _WIDTHS and continued >= max(ended, 1)) or (continued >= 3 and ended == 0):
+    if (longest in _WIDTHS and continued >= max(ended, 1)) or (continued >= 3 and ended == 0
+                                                                and not _wrapped_between_words(lines, longest)):
         return longest
     return None
+
+
+def _wrapped_between_words(lines: list[_Line], width: int) -> bool:
+    """Whether a line shorter than ``width`` goes on in the next, which starts no record and whose first word would
+    not have fit after it: a mailer or a comment box wrapping between words, whose lines as long as the words allowed
+    are no column's cut (a librdkafka line broken after its head ``...|rdkafka#producer-1|``)."""
+    visible = max((len(line.text) for line in lines if line.raw), default=width)  # colour codes are no width
+    for line, after in zip(lines, lines[1:]):
+        if line.raw and len(line.text) < visible and not line.binary and not after.binary \
+                and not _new_record(after, line) and len(line.text) + 1 + len(after.text.split(" ", 1)[0]) > visible:
+            return True
+    return False

@@ -28,18 +28,19 @@ from dataclasses import dataclass, field
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, hangups,
                                    in_use, java, java_gave_up, java_partitions, kafka_errors, kafka_python, kafkajs,
-                                   kerberos, librdkafka, librdkafka_debug, librdkafka_errors, librdkafka_old, lua,
-                                   openssl, other_servers, ruby, sasl_answers, sizes, versions)
+                                   kerberos, librdkafka, librdkafka_cut, librdkafka_debug, librdkafka_errors,
+                                   librdkafka_old, lua, net_tools, openssl, other_servers, ruby, sasl_answers, sizes,
+                                   versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
-PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
+PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
                            *librdkafka_debug.PATTERNS,
                            *librdkafka_errors.PATTERNS, *sasl_answers.PATTERNS, *java.PATTERNS, *java_gave_up.PATTERNS,
                            *java_partitions.PATTERNS, *broker.PATTERNS, *command_line.PATTERNS,
                            *kafkajs.PATTERNS, *go.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
                            *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
-                           *in_use.PATTERNS, *kerberos.PATTERNS, *generic.PATTERNS]
+                           *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a record, batch or fetch over a
 size limit in every client's words, a version gap in every client's words, the logs of servers that are not Kafka

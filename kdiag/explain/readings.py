@@ -65,6 +65,9 @@ OTHER_CAUSES = {
                                    "signs broker certificates directly, as Strimzi's own cluster CA does)"),
     "TLS_HOSTNAME_MISMATCH": ("the broker's certificate does not chain to a CA the client trusts (a private CA not in "
                               "its trust store, a chain sent without its intermediate)"),
+    "NO_LEADER+go": ("the leader exists but Sarama could not connect to it: its client deregisters a broker whose "
+                     "connection failed (an advertised address that does not resolve or connect from the client's "
+                     "machine) and then reports that broker's partitions as having no leader"),
     "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
                         "replica alive to lead it)"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
@@ -145,8 +148,18 @@ def or_readings(subject: Subject, context: Context, builders: Mapping[str, Build
     confirm = context.confirm(fallback=subject.endpoint)
     said = (f"The client's words fit more than one cause; the likely reading is {subject.finding_id}, and this one "
             f"ends the same way. `{confirm}` on the client's machine decides.")
-    return [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
-                   readings=[subject.finding_id, *ids]) for i in ids]
+    found = [hedged(builders[i](replace(subject, finding_id=i), context), OR, said,
+                    readings=[subject.finding_id, *ids]) for i in ids]
+    if subject.host is not None:
+        return found
+    # an address no line names: its builder's account of what a lookup or a connect answered was never observed
+    return [replace(f, explanation=said, evidence={k: v for k, v in f.evidence.items() if k not in _OBSERVED})
+            if f.id in _ADDRESS_IDS else f for f in found]
+
+
+_OBSERVED = ("dns_status", "tcp_status")
+_ADDRESS_IDS = ("ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE", "ADVERTISED_LOOPBACK", "BOOTSTRAP_UNRESOLVABLE",
+                "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_UNREACHABLE")
 
 
 def likely_or(primary: Finding, other: Finding, said: str, *, more: Sequence[Finding] = (),
@@ -268,6 +281,26 @@ def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Se
             f"machine{there}. The other reading is {{other}}. `{confirm}`, with the client's bootstrap.servers, "
             "decides.")
     return likely_or(primary, other, said, more=more)
+
+
+def loopback_advertised(loopback: Finding, split: Finding, subject: Subject, bootstrap_shown: bool,
+                        ipv4_refused: bool) -> list[Finding]:
+    """A loopback address the cluster's metadata gave (``host:port/1``, a coordinator) refused on IPv6 (::1): a broker
+    elsewhere that advertises localhost sends the client to itself, where nothing listens (``loopback``); or the broker
+    runs on the client's machine and listens on IPv4 only (``split``). The likely one is ``loopback`` when the paste
+    shows the bootstrap is not loopback or the IPv4 loopback refused too, else ``split``. (A loopback bootstrap, the
+    client on the broker's machine, is the split alone, decided before this.)"""
+    shown = ("the client's bootstrap address is not loopback, so the broker is likely on another machine"
+             if bootstrap_shown else "the log also shows the IPv4 loopback refused" if ipv4_refused else
+             "the paste does not show the client's bootstrap address")
+    said = (f"The cluster's metadata sent the client to {subject.where}, loopback, and a connect to its IPv6 address "
+            f"::1 was refused; {shown}. A broker elsewhere that advertises localhost sends every client to itself, "
+            "where ::1 and 127.0.0.1 are both refused; a broker on the client's own machine that listens on IPv4 only "
+            "refuses ::1 alone. The other reading is {other}. `kdiag bootstrap <bootstrap.servers>`, with the client's "
+            "bootstrap.servers, decides: it connects to the bootstrap, then to every address the metadata advertises.")
+    if bootstrap_shown or ipv4_refused:
+        return likely_or(loopback, split, said)
+    return likely_or(split, loopback, said)
 
 
 def loopback_name(host: str | None) -> bool:

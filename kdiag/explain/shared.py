@@ -18,7 +18,8 @@ from probes.results import KafkaCheck, SaslResult, TlsResult
 
 CLIENT_NAMES = {"librdkafka": "librdkafka", "java": "the Java client", "kafkajs": "kafkajs", "go": "the Go client",
                 "kafka-python": "kafka-python", "aiokafka": "aiokafka", "broker": "the broker", "zookeeper": "ZooKeeper", "other": "the client",
-                "any": "the client", "openssl": "openssl s_client"}
+                "any": "the client", "openssl": "openssl s_client",
+                "tool": "the connection test (telnet, nc or curl)"}
 
 _THIS_MACHINE = "(In the fix below, \"this machine\" is the client's machine, where the log comes from.)"
 

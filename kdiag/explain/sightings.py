@@ -84,6 +84,7 @@ BROKER = "broker"  # the broker's own log, about what a client sent it
 ZOOKEEPER = "zookeeper"  # ZooKeeper's own log, about a client that spoke Kafka to it
 ANY = "any"  # Kafka's own error text, the same in every client
 OPENSSL = "openssl"  # openssl s_client's report of a broker's TLS (the chain it sent)
+TOOL = "tool"  # telnet, netcat, curl: a user trying a broker's address by hand
 OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
 
 
@@ -304,6 +305,7 @@ class ScanState:
     netty_side: tuple[int, str] | None = None  # (line, "server" | "client"): the last ZooKeeper connection logger named
     cut_principal: tuple[int, str] | None = None  # (line, principal) of MIT's words cut after "(Server <principal> not"
     chain: list[str | int] | None = None  # openssl s_client's "Certificate chain": [deepest depth, subject 0, issuer 0]
+    rd_cut: tuple[int, object] | None = None  # (line, its RdBroker): a librdkafka line cut after its broker's name
 
     def port_of(self, host: str) -> int | None:
         """The port ``host`` was last named with, for a line that names the host alone (Go's ``lookup host``,

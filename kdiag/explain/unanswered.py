@@ -5,6 +5,7 @@ usable (``nobody_answered``); an advertised broker was never reached (``advertis
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
@@ -12,12 +13,13 @@ from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.topics import GAVE_UP_ON_RECORDS, unexplained
+from kdiag.explain.clients.librdkafka_errors import NO_BROKER_UP
 from kdiag.explain.closing import CLOSING, closed_connection, closing_readings
 from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
-                                     FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
+                                     FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, LIBRDKAFKA, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -59,6 +61,10 @@ class GaveUp:
     sasl: tuple[str, ...]
     after_metadata: bool = False
     pinned_versions: str = ""  # the setting whose version the family sends unasked ("" when it asks the broker)
+    gave_up: re.Pattern[str] | None = None  # the lines' details that are the client giving up (None: every one)
+
+    def said_by(self, groups: list[Group]) -> bool:
+        return self.gave_up is None or any(self.gave_up.fullmatch(g.first.detail or "") for g in groups)
 
 
 _GAVE_UP = {
@@ -73,6 +79,12 @@ _GAVE_UP = {
     GO: GaveUp(_SASL, pinned_versions="config.Version"),
     # ruby-kafka, cluster.rb: "Could not connect to any of the seed brokers" over each seed's error (a SASL one too).
     OTHER: GaveUp(_SASL),
+    # librdkafka: rd_kafka_metadata() returns _TRANSPORT (kcat's "Failed to acquire metadata: Local: Broker transport
+    # failure") when no broker came up within its timeout, and "All broker connections are down" comes once every
+    # connection failed: to connect, in its TLS handshake, or in its SASL login (each its own FAIL line, not pasted).
+    # Not its bare "Local: Broker transport failure": one connection failed or closed; nor "1/3 brokers are down".
+    LIBRDKAFKA: GaveUp(_SASL, gave_up=re.compile(rf"All broker connections are down|AllBrokersDown|{NO_BROKER_UP}"
+                                                 r"|(?P<n>\d+)/(?P=n)")),
     # Java: the admin's "Timed out waiting for a node assignment" and the consumer's "Timeout expired while fetching topic
     # metadata" once no node became ready (the bootstrap, or a broker its metadata named); a refused login raises its
     # own SaslAuthenticationException, so only a login never made ends so.
@@ -96,8 +108,10 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     the advertised brokers not usable."""
     facts, client = context.facts, groups[0].first.client
     family = _GAVE_UP.get(client, GaveUp(()))
-    reach = bootstrap_ids(context) if context.bootstrap or client in _GAVE_UP else []
-    tls = [] if client not in _GAVE_UP else ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"]
+    gave_up = client in _GAVE_UP and family.said_by(groups)
+    family = family if gave_up else GaveUp(())
+    reach = bootstrap_ids(context) if context.bootstrap or gave_up else []
+    tls = [] if not gave_up else ["TLS_UNEXPECTED"] if facts.tls else ["TLS_EXPECTED"]
     sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else \
         [] if facts.security is not None else list(family.sasl)
     older = ["BROKER_TOO_OLD"] if family.pinned_versions else []

@@ -50,8 +50,7 @@ SPELLINGS: dict[str, tuple[str, tuple[str, ...], str]] = {
                                           "This is not the correct coordinator", "Broker: Not coordinator",
                                           "NotCoordinatorForGroup", "NotCoordinatorError", "NotCoordinatorException"),
                         "kafka server: Request was for a consumer group that is not coordinated by this broker."),
-    "LEADER_NOT_AVAILABLE": (NO_LEADER, ("LEADER_NOT_AVAILABLE", "Leader Not Available", "LeaderNotAvailableError",
-                                         "there is currently no leader for this partition"),
+    "LEADER_NOT_AVAILABLE": (NO_LEADER, ("LEADER_NOT_AVAILABLE", "Leader Not Available", "LeaderNotAvailableError"),
                              "[5] Leader Not Available: the leader is in the middle of a leadership election"),
 }
 
@@ -322,3 +321,15 @@ def _sarama_insufficient_data(m: re.Match[str], scan: ScanState) -> Iterator[Ite
          "election")
 def _kafkajs_leader_election(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NO_LEADER, ANY, detail="LEADER_NOT_AVAILABLE")
+
+
+# Sarama's words for ErrLeaderNotAvailable (errors.go). Its client.cachedLeader returns it when the metadata names no
+# leader, and also when the leader's broker is no longer registered: a broker whose connection failed (its advertised
+# address does not resolve or does not connect from the client) is deregistered, so an unusable leader reads as none.
+@pattern("sarama.leader_not_available", GO, "there is currently no leader for this partition",
+         r"there is currently no leader for this partition",
+         "kafka server: In the middle of a leadership election, there is currently no leader for this partition and "
+         "hence it is unavailable for writes.")
+def _sarama_leader_not_available(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_LEADER, GO, detail="LEADER_NOT_AVAILABLE", guess=m.string[m.start():].strip()[:160],
+                   alternatives=("ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE"))

@@ -24,6 +24,8 @@ pattern = registrar(PATTERNS)
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?):(?P<port>\d{{1,5}})/"  # b-1.***.kafka.x
                         r"(?P<id>bootstrap|-?\d+)\b")
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
+CUT_NEAR = 2
+"""How far below a line cut after its broker's name the rest may come (a structured logger may put a line between)."""
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
 
 
@@ -38,19 +40,30 @@ class RdBroker:
     protocol: str | None = None
 
     @classmethod
-    def find(cls, line: str) -> RdBroker:
+    def find(cls, line: str, scan: ScanState | None = None) -> RdBroker:
         """The name after the thread's (``[thrd:a:9092/bootstrap]: a:9092/1: ...``): kcat's librdkafka 2.0 logs
-        broker 1's failures from the bootstrap's thread when both are one address."""
+        broker 1's failures from the bootstrap's thread when both are one address. With ``scan``, a line that names
+        none goes on a line just above that a paste cut after its name (``librdkafka_cut``)."""
         after_thread = line.find("]: ")
         m = _RD_BROKER.match(line, after_thread + 3) if after_thread >= 0 else None
         m = m or _RD_BROKER.search(line)
         if m is None:  # the consumer group's coordinator: librdkafka names its connection GroupCoordinator
-            return cls(role=COORDINATOR) if "GroupCoordinator" in line else cls()
+            if "GroupCoordinator" in line:
+                return cls(role=COORDINATOR)
+            return cls.cut_above(scan) if scan is not None else cls()
         ident = m.group("id")
         node_id = None if ident == "bootstrap" else int(ident)
         role = BOOTSTRAP if ident == "bootstrap" or (node_id is not None and node_id < 0) else ADVERTISED
         protocol = _PROTOCOLS.get(m.group("proto") or "", None)
         return cls(m.group("host").strip("[]"), int(m.group("port")), node_id, role, protocol)
+
+    @classmethod
+    def cut_above(cls, scan: ScanState) -> RdBroker:
+        """The broker whose name a line just above ends with, its message cut there (``librdkafka_cut``), else none."""
+        cut = scan.rd_cut
+        if cut is not None and 0 < scan.line - cut[0] <= CUT_NEAR and isinstance(cut[1], RdBroker):
+            return cut[1]
+        return cls()
 
     def sighting(self, symptom: str, **extra: object) -> Sighting:
         values: dict[str, object] = {"host": self.host, "port": self.port, "node_id": self.node_id,
@@ -68,7 +81,7 @@ class RdBroker:
          "ip-172-31-18-160.us-west-2.compute.internal:9092/1: Failed to resolve "
          "'ip-172-31-18-160.us-west-2.compute.internal:9092': Name or service not known (after 0ms in state CONNECT)")
 def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string)
+    broker = RdBroker.find(m.string, scan)
     host, port = split_endpoint(m.group("hp"))
     why = AFTER_STATE.sub("", m.group("why") or "")
     yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
@@ -80,7 +93,7 @@ def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
          "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)")
 def _rd_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string)
+    broker = RdBroker.find(m.string, scan)
     address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
     yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
                           host=broker.host or address, status=tcp_status(m.group("why")),

@@ -39,7 +39,16 @@ def _err_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("librdkafka.err_all_down_rust", LIBRDKAFKA, "AllBrokersDown", r"\bAllBrokersDown\b",
          "KafkaError (Message consumption error: AllBrokersDown)")
 def _err_transport(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(ALL_DOWN, LIBRDKAFKA, detail=m.group(0))
+    up = _METADATA_REQUEST.search(m.string)  # rd_kafka_metadata(): no broker came up within its timeout
+    yield Sighting(ALL_DOWN, LIBRDKAFKA, detail=NO_BROKER_UP if up else m.group(0))
+
+
+# rd_kafka_metadata() (src/rdkafka_metadata.c) returns _TRANSPORT when rd_kafka_broker_any_usable() found no broker up
+# within the call's timeout: none connected (and logged in). kcat words it "Failed to acquire metadata" (-L) and "Failed
+# to query metadata for topic t", confluent-kafka-python's list_topics() "Failed to get metadata". Alone, "Local: Broker
+# transport failure" is one connection's failure (the error callback's, once per failed or closed connection).
+_METADATA_REQUEST = re.compile(r"Failed to (?:acquire|query|get) metadata\b[^:]*: Local: Broker transport failure")
+NO_BROKER_UP = "no broker up for a metadata request"
 
 
 @pattern("librdkafka.err_ssl", LIBRDKAFKA, "Local: SSL error", r"Local: SSL error",

@@ -109,3 +109,35 @@ def test_a_client_bootstrapping_through_loopback_gets_no_advertised_loopback_rea
     # it runs on the broker's machine, where an advertised loopback address reaches the broker
     found = ids(explained(f"KafkaProducer(bootstrap_servers=['localhost:9092'])\n{KAFKA_PYTHON}"))
     assert "ADVERTISED_LOOPBACK" not in found and "ADVERTISED_UNRESOLVABLE" in found
+
+
+# librdkafka: rd_kafka_metadata() returns _TRANSPORT when no broker came up within its timeout (src/rdkafka_metadata.c),
+# in kcat's and confluent-kafka-python's words; "All broker connections are down" once every connection failed.
+LIBRDKAFKA_GAVE_UP = [
+    "% ERROR: Failed to acquire metadata: Local: Broker transport failure (Are the brokers reachable? Also try "
+    "increasing the metadata timeout with -m <timeout>?)",
+    "% KC_ERROR: Failed to query metadata for topic orders: Local: Broker transport failure",
+    'cimpl.KafkaException: KafkaError{code=_TRANSPORT,val=-195,str="Failed to get metadata: Local: Broker transport '
+    'failure"}',
+    "% ERROR: Local: All broker connections are down: 3/3 brokers are down: terminating",
+    "%3|1795271000.250|ERROR|rdkafka#producer-1| [thrd:b:9092/bootstrap]: 1/1 brokers are down",
+    'KafkaError{code=_ALL_BROKERS_DOWN,val=-187,str="Local: All broker connections are down"}',
+    "Error: KafkaError (Message consumption error: AllBrokersDown)",
+]
+
+
+@pytest.mark.parametrize("line", LIBRDKAFKA_GAVE_UP, ids=["kcat-L", "kcat-topic", "python-list_topics", "kcat-all-down",
+                                                         "one-of-one", "python-all-down", "rust"])
+def test_librdkafka_with_no_broker_up_gets_the_bootstraps_readings(line):
+    explanation = explained(line)
+    assert ids(explanation) == REACH + ["TLS_EXPECTED"] + SASL
+    assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+@pytest.mark.parametrize("line", [
+    "Error event: -195: Local: Broker transport failure - localhost:9092/bootstrap: Connection closed",
+    "PHP Fatal error:  Uncaught RdKafka\\Exception: Local: Broker transport failure in /app/consumer.php:12",
+    "%3|1795271000.250|ERROR|rdkafka#producer-1| [thrd:b:9092/bootstrap]: 1/3 brokers are down",
+])
+def test_one_librdkafka_connection_failing_is_not_the_client_giving_up(line):
+    assert not set(ids(explained(line))) & {"BOOTSTRAP_REFUSED", "TLS_EXPECTED", "SASL_REQUIRED"}

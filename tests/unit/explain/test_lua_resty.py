@@ -35,3 +35,22 @@ def test_localhost_advertised_and_not_resolvable_by_nginx_is_the_name_not_loopba
 def test_no_resolver_alone_is_a_name_that_does_not_resolve_whichever_its_role():
     found = ids(explained('failed to connect: no resolver defined to resolve "kafka.example"'))
     assert "BOOTSTRAP_UNRESOLVABLE" in found and "ADVERTISED_UNRESOLVABLE" in found
+
+
+def test_all_brokers_failed_is_the_client_giving_up_on_its_bootstrap_list():
+    """client.lua's _fetch_metadata: each bootstrap address's failure only at INFO, then this at ERR; the readings are
+    the bootstrap's (its name not resolving, nginx's resolver directive missing, first), never an advertised broker's."""
+    paste = ('2016/03/02 10:00:00 [error] 13484#0: *105 [lua] client.lua:150: _fetch_metadata(): all brokers failed in '
+             'fetch topic metadata, client: 127.0.0.1, server: localhost, request: "GET /t HTTP/1.1", host: "localhost"')
+    found = explained(paste).findings
+    assert [f.id for f in found][:3] == ["BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT"]
+    assert all(f.severity == "warning" and f.evidence["certain"] is False for f in found)
+    assert not any(f.id.startswith("ADVERTISED_") for f in found)
+
+
+def test_the_info_line_before_it_names_the_cause():
+    paste = ('[info] 7#0: *1 [lua] client.lua:139: _fetch_metadata(): broker fetch metadata failed, err:no resolver '
+             'defined to resolve "storm01"storm019092\n'
+             '[error] 7#0: *1 [lua] client.lua:150: _fetch_metadata(): all brokers failed in fetch topic metadata\n')
+    found = only(explained(paste), "BOOTSTRAP_UNRESOLVABLE")
+    assert found.severity == "error" and found.evidence["host"] == "storm01" and found.evidence["role"] == "bootstrap"
