@@ -8,69 +8,19 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST,
-                                     HOSTPORT, KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA, NO_LEADER,
-                                     PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED,
-                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
-                                     Pattern, ScanState, Sighting, client_certificate_symptom, dns_status,
-                                     parse_mechanisms, registrar, size_sighting, split_endpoint, tcp_status)
+from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT,
+                                     KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA,
+                                     NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, RESOLVE,
+                                     SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
+                                     TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, dns_status, parse_mechanisms, registrar,
+                                     size_sighting, split_endpoint, tcp_status)
+
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
-
-# librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
-_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?):(?P<port>\d{{1,5}})/"  # b-1.***.kafka.x
-                        r"(?P<id>bootstrap|-?\d+)\b")
-AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
-CUT_NEAR = 2
-"""How far below a line cut after its broker's name the rest may come (a structured logger may put a line between)."""
-_PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
-
-
-@dataclass(frozen=True)
-class RdBroker:
-    """The librdkafka broker name at the head of a line: what endpoint, which role, which protocol."""
-
-    host: str | None = None
-    port: int | None = None
-    node_id: int | None = None
-    role: str = UNKNOWN
-    protocol: str | None = None
-
-    @classmethod
-    def find(cls, line: str, scan: ScanState | None = None) -> RdBroker:
-        """The name after the thread's (``[thrd:a:9092/bootstrap]: a:9092/1: ...``): kcat's librdkafka 2.0 logs
-        broker 1's failures from the bootstrap's thread when both are one address. With ``scan``, a line that names
-        none goes on a line just above that a paste cut after its name (``librdkafka_cut``)."""
-        after_thread = line.find("]: ")
-        m = _RD_BROKER.match(line, after_thread + 3) if after_thread >= 0 else None
-        m = m or _RD_BROKER.search(line)
-        if m is None:  # the consumer group's coordinator: librdkafka names its connection GroupCoordinator
-            if "GroupCoordinator" in line:
-                return cls(role=COORDINATOR)
-            return cls.cut_above(scan) if scan is not None else cls()
-        ident = m.group("id")
-        node_id = None if ident == "bootstrap" else int(ident)
-        role = BOOTSTRAP if ident == "bootstrap" or (node_id is not None and node_id < 0) else ADVERTISED
-        protocol = _PROTOCOLS.get(m.group("proto") or "", None)
-        return cls(m.group("host").strip("[]"), int(m.group("port")), node_id, role, protocol)
-
-    @classmethod
-    def cut_above(cls, scan: ScanState) -> RdBroker:
-        """The broker whose name a line just above ends with, its message cut there (``librdkafka_cut``), else none."""
-        cut = scan.rd_cut
-        if cut is not None and 0 < scan.line - cut[0] <= CUT_NEAR and isinstance(cut[1], RdBroker):
-            return cut[1]
-        return cls()
-
-    def sighting(self, symptom: str, **extra: object) -> Sighting:
-        values: dict[str, object] = {"host": self.host, "port": self.port, "node_id": self.node_id,
-                                     "role": self.role, "protocol": self.protocol}
-        values.update({k: v for k, v in extra.items() if v is not None})
-        return Sighting(symptom, LIBRDKAFKA, **values)  # type: ignore[arg-type]
-
 
 # --- librdkafka (confluent-kafka, kcat) ----------------------------------------------------------
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka import AFTER_STATE, RdBroker
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker
 from kdiag.explain.sightings import (CONNECT, HOST, LIBRDKAFKA, RESOLVE, Item, Pattern, ScanState, dns_status, registrar,
                                      split_endpoint, tcp_status)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka import RdBroker
+from kdiag.explain.clients.librdkafka_names import RdBroker
 from kdiag.explain.sightings import LIBRDKAFKA, PLAINTEXT_ON_TLS, Item, Pattern, ScanState, registrar
 
 PATTERNS: list[Pattern] = []

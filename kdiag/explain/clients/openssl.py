@@ -15,7 +15,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kdiag.explain.clients.librdkafka import AFTER_STATE, RdBroker
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker
 from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING, LIBRDKAFKA, OPENSSL, Fact, Item, Pattern,
                                      ScanState, Sighting, registrar)
 
