@@ -59,6 +59,12 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
+    "ADVERTISED_UNRESOLVABLE+java": ("the name exists but the lookup failed for a moment (a resolver that timed out): "
+                                     "kafka-clients 2.1 and 2.2 throw it for any failed lookup of a node's host "
+                                     "(KAFKA-7974, fixed in 2.2.1), and lose the name it was"),
+    "BOOTSTRAP_UNRESOLVABLE+java": ("the name exists but the lookup failed for a moment (a resolver that timed out): "
+                                    "kafka-clients 2.1 and 2.2 throw it for any failed lookup of a node's host "
+                                    "(KAFKA-7974, fixed in 2.2.1), and lose the name it was"),
     "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
                            "(hostname verification)"),
     "TLS_CERT_UNTRUSTED+openssl": ("the client trusts that issuer itself (the intermediate given to it, or a root that "

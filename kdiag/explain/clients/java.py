@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from kdiag.explain.clients.java_states import client_side_sasl
 from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
@@ -265,6 +266,8 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
          "to invalid credentials with SASL mechanism SCRAM-SHA-256")
 def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if client_side_sasl(m.group("why")):  # the client's JVM could not set its mechanism up: no broker answered
+        return
     mech = re.search(r"with SASL mechanism (\S+)", m.group("why"))
     yield with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
                                           detail=m.group("why")))

@@ -1,0 +1,78 @@
+"""The Java client's words about a connection's own state, not the broker's answer: an address that did not
+resolve surfacing as ClusterConnectionStates' ``No entry found for connection N``, Selector's ``Connection with
+h/ip disconnected``, and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
+no login the broker refused.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, Item, Pattern,
+                                     ScanState, Sighting, registrar)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+COORDINATOR_IDS = 2**31 - 2**20
+"""Java's group coordinator connections are named Integer.MAX_VALUE - broker id: ids above this are coordinators."""
+
+
+def node_role(node_id: int) -> str:
+    """The role of the address behind a Java connection id: -1, -2, ... the bootstrap's, Integer.MAX_VALUE - id a
+    group coordinator's (an advertised broker reached through a group request), else the broker the metadata named."""
+    if node_id < 0:
+        return BOOTSTRAP
+    return COORDINATOR if node_id >= COORDINATOR_IDS else ADVERTISED
+
+
+# kafka-clients 2.1 and 2.2 (KAFKA-7974, fixed in 2.2.1 and 2.3): NetworkClient.initiateConnect calls
+# ClusterConnectionStates.connecting(), which resolves the node's host before it records the node; a name that does
+# not resolve throws UnknownHostException there, and the catch's disconnected() then finds no entry for the node and
+# throws IllegalStateException("No entry found for connection " + id) instead, out of poll() (a consumer, an admin
+# client's thread, a framework's sampler). The bootstrap's names were resolved when the client was built, so the
+# node is nearly always one the metadata gave: an advertised broker, or a group's coordinator.
+@pattern("java.no_entry_for_connection", JAVA, "No entry found for connection",
+         r"No entry found for connection (?P<id>-?\d+)",
+         "java.lang.IllegalStateException: No entry found for connection 2147483646")
+def _java_no_entry(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = int(m.group("id"))
+    role = node_role(connection)
+    broker = 2**31 - 1 - connection if role == COORDINATOR else connection  # the coordinator's own broker id
+    yield Sighting(RESOLVE, JAVA, node_id=broker if broker >= 0 else None, role=role, status="error",
+                   detail=m.group(0), guess=m.group(0),
+                   role_from=(f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
+                              f"broker {broker}") if role == COORDINATOR else None)
+
+
+# Selector.pollSelectionKeys: an IOException on a connection, its connect refused most often, is logged as
+# "Connection with {socketDescription} disconnected" (the host and the address it resolved to, host/ip). Only a
+# loopback address says which broker it was: the client's own machine, where no broker runs when the metadata named
+# localhost; any other address's line says only that a connection ended (the exception under it says why).
+@pattern("java.selector_disconnected", JAVA, "Connection with ",
+         rf"(?:Selector\b.*?)?Connection with (?P<host>{HOST})?/(?P<addr>[0-9a-fA-F.:]+) disconnected",
+         "DEBUG org.apache.kafka.common.network.Selector - Connection with localhost/127.0.0.1 disconnected")
+def _java_selector_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, address = m.group("host"), m.group("addr")
+    if classify_host(address).kind != LOOPBACK:
+        return
+    port = scan.port_of(host) if host else None
+    yield Sighting(CONNECT, JAVA, host or address, port, address, detail="Connection with "
+                   f"{host or ''}/{address} disconnected", guess=m.group(0))
+
+
+# SaslClientAuthenticator.createSaslClient: javax.security.sasl.Sasl found no SaslClientFactory for the mechanism
+# (a FIPS JVM without SunSASL has none for PLAIN), or the JAAS login module named in sasl.jaas.config is not on the
+# client's class path (a shaded client's kafkashaded.* names, a framework's class loader): the client fails before any
+# byte reaches a broker, so no broker refused anything.
+CLIENT_SIDE_SASL = re.compile(
+    r"Failed to create SaslClient with mechanism|Failed to configure SaslClientAuthenticator"
+    r"|No LoginModule found for|Unable to find LoginModule class|ClassNotFoundException"
+    r"|No (?:SaslClient|SaslClientFactory|provider)")
+
+
+def client_side_sasl(words: str) -> bool:
+    """The SASL error is the client's own JVM failing to set up its mechanism, not the broker's answer."""
+    return CLIENT_SIDE_SASL.search(words) is not None
