@@ -31,7 +31,7 @@ from kdiag.diagnose.wording import join_words
 from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
-from kdiag.explain.builders.ingress import http_inside_tls
+from kdiag.explain.builders.ingress import default_backend_reading, http_inside_tls
 from kdiag.explain.builders.partial import partial_cluster
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
@@ -100,8 +100,8 @@ def findings_from(seen: Observations) -> list[Finding]:
     loopback_refused = {s.port for s in kept if s.finding_id == "ADVERTISED_LOOPBACK"}  # its IPv4 address refused too
     findings = []
     for subject in kept:
-        findings.extend(_read(subject, replace(context, line=subject.first_line), seen.facts, connected,
-                              loopback_refused))
+        read = _read(subject, replace(context, line=subject.first_line), seen.facts, connected, loopback_refused)
+        findings.extend(read + default_backend_reading(read, subject, context))
     findings.extend(from_metadata(context, kept))
     findings.extend(misdirected([g for g in ordered if g.symptom in ANSWERED_ELSEWHERE], context))
     if not findings:  # what the client gave up on; a bootstrap list that mixes one broker's listeners; a heap gone

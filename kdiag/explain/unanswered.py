@@ -19,7 +19,7 @@ from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
 from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
-                                     FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, LIBRDKAFKA, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
+                                     EXPIRED_BATCH, FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, LIBRDKAFKA, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -175,6 +175,24 @@ def advertised_down(groups: list[Group], context: Context, builders: Mapping[str
                         ADVERTISED, context, builders, said, node_id=node_id)
 
 
+def leader_unusable(groups: list[Group], context: Context, builders: Mapping[str, Builder]) -> list[Finding]:
+    """The Java producer's records expired in a partition's batch (``Expiring N record(s) for T-P``) and no line
+    says why. It batches records for a partition only once the metadata named the topic's partitions, so the
+    bootstrap answered; the batch then waits for the partition's leader, at the address the metadata gave: one that
+    does not resolve or connect from the client's machine (or is its own loopback) never takes it."""
+    ids = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_UNREACHABLE", "ADVERTISED_LOOPBACK"]
+    if context.bootstrap and all(classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):
+        ids.remove("ADVERTISED_LOOPBACK")  # the client is on the broker's machine
+    first = groups[0].first
+    partition = f"{first.topic}-{first.partition}" if first.topic and first.partition is not None else "the partition"
+    said = (f"The producer had the metadata for {partition} (it batches records only for a partition the metadata "
+            "named), so the bootstrap answered; the records then waited for the partition's leader at the address the "
+            f"metadata gave, and no line says why it never took them. The usual cause is that address unusable from "
+            f"the client's machine ({join_words(ids)}). `{context.confirm()}` on the client's machine decides: it "
+            "connects to every advertised broker and produces to the topic.")
+    return _readings_of(ids, tuple(groups), None, None, ADVERTISED, context, builders, said, unobserved=True)
+
+
 def consequences_only(context: Context) -> list[Finding]:
     """No line names a cause: what the client gave up on, and the readings the lines allow (each security
     mismatch that makes a broker hang up; a port another service uses)."""
@@ -192,6 +210,9 @@ def consequences_only(context: Context) -> list[Finding]:
     node_down = [g for g in context.consequences if g.symptom == ADVERTISED_DOWN]
     if node_down:  # an advertised broker the client never reached, and no line says why
         found.extend(advertised_down(node_down, context, BUILDERS))
+    expired = [g for g in context.consequences if g.symptom == EXPIRED_BATCH]
+    if expired and not (closing or down or node_down):  # the bootstrap answered; the leader never took the records
+        found.extend(leader_unusable(expired, context, BUILDERS))
     if NOT_IN_METADATA in symptoms and not (closing or down or node_down):  # the topic, or the brokers, never came
         found.extend(topic_missing(context, BUILDERS))
     if closing:

@@ -14,6 +14,8 @@ default backend's HTTP answer comes back inside it (librdkafka: ``Invalid respon
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.rules.ingress import default_backend_fix
 from kdiag.diagnose.rules.ingress import sni_check
@@ -128,3 +130,23 @@ def sni_ingress_wildcard_note(subject: Subject) -> str:
             "route), a name that matches no route reaches the controller's default backend, whose certificate is "
             "often a valid wildcard (*.apps.<cluster> on OpenShift): trusted, but not for this name. Then the "
             "broker's certificate is fine and the route's host is not the name the client used.")
+
+
+def default_backend_reading(found: list[Finding], subject: Subject, context: Context) -> list[Finding]:
+    """A certificate that did not verify at port 443, where ingress controllers pass TLS through by server name: an
+    ingress whose route the name misses (or one without TLS passthrough, ingress-nginx without
+    --enable-ssl-passthrough) answers with its own certificate, which fails in the same words. That is an "Or:"
+    reading beside the untrusted CA, never a certainty: the client's lines do not name the certificate."""
+    untrusted = next((f for f in found if f.id == "TLS_CERT_UNTRUSTED"), None)
+    if untrusted is None or subject.port != INGRESS_PORT or any(f.id == "INGRESS_DEFAULT_BACKEND" for f in found):
+        return []
+    built = ingress_default_backend(subject, context)
+    words = (f"{subject.where} may be a Kubernetes ingress that terminates TLS itself instead of passing it through to "
+             "the brokers (ingress-nginx without --enable-ssl-passthrough, or a server name no passthrough route "
+             "has): its default backend answers with the controller's own certificate (\"Kubernetes Ingress "
+             "Controller Fake Certificate\"), which the client rejects in the same words as an untrusted CA. "
+             f"`{built.evidence.get('confirm')}` on the client's machine reads the certificate and decides.")
+    evidence = {k: v for k, v in dict(built.evidence).items() if k != "answered"}
+    title = f"Or: {subject.where} is an ingress answering with its own certificate, not the broker's"
+    return [replace(built, severity="warning", title=title, explanation=words,
+                    evidence={**evidence, "certain": False, "readings": [untrusted.id, built.id]})]
