@@ -44,3 +44,46 @@ def test_a_go_dial_without_a_host_that_times_out_is_the_bootstrap_timing_out():
 def test_the_meta_address_is_still_a_broker_advertising_it():
     assert ids(explained("unable to dial: dial tcp 0.0.0.0:9092: connect: connection refused")) == \
         ["ADVERTISED_NONROUTABLE"]
+
+
+# --- one address of a name refused on IPv6 ------------------------------------------------------------------
+
+KAFKAJS_REFUSED_V6 = [
+    '{"level":"ERROR","timestamp":"2024-03-27T14:08:00.064Z","logger":"kafkajs","message":"[Connection] Connection '
+    'error: connect ECONNREFUSED ::1:9092","broker":"localhost:9092","clientId":"app","stack":"Error: connect '
+    'ECONNREFUSED ::1:9092\\n    at TCPConnectWrap.afterConnect [as oncomplete] (node:net:1494:16)"}',
+    '{"level":"ERROR","timestamp":"2024-03-27T14:08:00.065Z","logger":"kafkajs","message":"[BrokerPool] Failed to '
+    'connect to seed broker, trying another broker from the list: Connection error: connect ECONNREFUSED ::1:9092",'
+    '"retryCount":0,"retryTime":311}',
+]
+
+
+def test_kafkajs_refused_on_ipv6_reads_the_refusal_first_and_the_family_split_beside_it():
+    explanation = explained("\n".join(KAFKAJS_REFUSED_V6))
+    assert ids(explanation) == ["BOOTSTRAP_REFUSED", "ADVERTISED_ADDRESS_FAMILY_SPLIT"]
+    refused, split = explanation.findings
+    assert refused.title.startswith("Likely: ") and "localhost:9092" in refused.title
+    assert split.title.startswith("Or: ")
+    assert {f.severity for f in explanation.findings} == {"warning"}
+
+
+def test_kafkajs_brokerpool_line_joins_the_connection_line_it_repeats():
+    # the [BrokerPool] line names no broker: it is the [Connection] line's endpoint, not a finding about [::1]
+    explanation = explained("\n".join(KAFKAJS_REFUSED_V6))
+    assert all("[::1]" not in f.title for f in explanation.findings)
+    assert only(explanation, "BOOTSTRAP_REFUSED").evidence["role"] == "bootstrap"
+
+
+def test_go_refused_on_ipv6_of_localhost_is_no_certain_family_split():
+    line = ("[WARN] unable to open connection to broker; addr: localhost:9092, broker: seed_0, err: dial tcp "
+            "[::1]:9092: connect: connection refused")
+    explanation = explained(line)
+    assert "BOOTSTRAP_REFUSED" in ids(explanation)
+    assert all(f.title.startswith("Or: ") for f in explanation.findings if f.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT")
+
+
+def test_librdkafka_refused_on_ipv6_only_stays_the_family_split():
+    # librdkafka logs each address it tries: ::1 refused alone means 127.0.0.1 answered
+    line = ("%3|1700000000.000|FAIL|rdkafka#producer-1| [thrd:localhost:9092/bootstrap]: localhost:9092/bootstrap: "
+            "Connect to ipv6#[::1]:9092 failed: Connection refused (after 0ms in state CONNECT)")
+    assert ids(explained(line))[0] == "ADVERTISED_ADDRESS_FAMILY_SPLIT"
