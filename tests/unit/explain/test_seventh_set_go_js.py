@@ -87,3 +87,33 @@ def test_librdkafka_refused_on_ipv6_only_stays_the_family_split():
     line = ("%3|1700000000.000|FAIL|rdkafka#producer-1| [thrd:localhost:9092/bootstrap]: localhost:9092/bootstrap: "
             "Connect to ipv6#[::1]:9092 failed: Connection refused (after 0ms in state CONNECT)")
     assert ids(explained(line))[0] == "ADVERTISED_ADDRESS_FAMILY_SPLIT"
+
+
+# --- librdkafka: a connection still in state CONNECT -------------------------------------------------------
+
+def _terminating(name: str, ms: int) -> str:
+    # rd_kafka_broker_fail's "(after %dms in state %s)" on rd_kafka_destroy's reason
+    return (f"%7|1666628232.807|FAIL|rdkafka#producer-1| [thrd:{name}]: {name}: Client is terminating (after {ms}ms "
+            "in state CONNECT) (_DESTROY)")
+
+
+def test_librdkafka_terminated_seconds_into_its_bootstrap_connect_is_likely_a_timeout():
+    timeout = only(explained(_terminating("ssl://b-1.example.com:9194/bootstrap", 10701)), "BOOTSTRAP_TIMEOUT")
+    assert timeout.severity == "warning" and timeout.title.startswith("Likely: ")
+    assert "b-1.example.com:9194" in timeout.title and "socket.connection.setup.timeout.ms" in timeout.explanation
+
+
+def test_librdkafka_terminated_seconds_into_a_brokers_connect_is_that_broker_unreachable():
+    assert "ADVERTISED_UNREACHABLE" in ids(explained(_terminating("b-2.example.com:9092/2", 8000)))
+
+
+def test_librdkafka_terminated_right_after_connecting_says_nothing():
+    assert ids(explained(_terminating("b-1.example.com:9092/bootstrap", 12))) == []
+
+
+def test_librdkafka_connect_failures_keep_their_own_words():
+    line = ("%3|1700000000.000|FAIL|rdkafka#producer-1| [thrd:b-1.example.com:9092/bootstrap]: "
+            "b-1.example.com:9092/bootstrap: Connect to ipv4#192.0.2.10:9092 failed: Operation timed out (after "
+            "75012ms in state CONNECT)")
+    explanation = explained(line)
+    assert ids(explanation) == ["BOOTSTRAP_TIMEOUT"] and explanation.findings[0].severity == "error"
