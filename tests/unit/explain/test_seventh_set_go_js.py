@@ -117,3 +117,31 @@ def test_librdkafka_connect_failures_keep_their_own_words():
             "75012ms in state CONNECT)")
     explanation = explained(line)
     assert ids(explanation) == ["BOOTSTRAP_TIMEOUT"] and explanation.findings[0].severity == "error"
+
+
+# --- Sarama: a request the server hung up on, after the connection served others ----------------------------
+
+@pytest.mark.parametrize("line, api", [
+    # consumer.go: "consumer/broker/%d disconnecting due to error processing FetchRequest: %s\n"
+    ("[sarama] 2023/05/30 16:50:14 consumer/broker/0 disconnecting due to error processing FetchRequest: EOF", "Fetch"),
+    # the same through logrus's text formatter (Dapr): msg="...: EOF\n"
+    ('time="2023-05-30T16:50:14Z" level=debug msg="consumer/broker/0 disconnecting due to error processing '
+     'FetchRequest: EOF\\n" app_id=listener scope=dapr.contrib', "Fetch"),
+    # async_producer.go: "producer/broker/%d state change to [closing] because %s\n"
+    ("[sarama] 2024/05/01 10:00:00 producer/broker/1 state change to [closing] because EOF", "Produce"),
+    # consumer.go ConsumerError: "kafka: error while consuming %s/%d: %s"
+    ("2024/05/01 10:00:00 kafka: error while consuming orders/0: EOF", "Fetch"),
+])
+def test_sarama_eof_on_a_request_after_use_is_likely_a_version_the_server_does_not_speak(line, api):
+    explanation = explained(line)
+    assert ids(explanation) == ["BROKER_TOO_OLD", "BROKER_CLOSED_CONNECTION"]
+    too_old, closed = explanation.findings
+    assert too_old.title.startswith("Likely: ") and too_old.evidence["api"] == api
+    assert "config.Version" in too_old.explanation
+    assert closed.title.startswith("Or: ")
+
+
+def test_sarama_fetch_failing_with_a_kafka_error_is_no_version_gap():
+    line = ("[sarama] consumer/broker/0 disconnecting due to error processing FetchRequest: kafka server: Request was "
+            "for a topic or partition that does not exist on this broker")
+    assert "BROKER_TOO_OLD" not in ids(explained(line))
