@@ -145,3 +145,29 @@ def test_sarama_fetch_failing_with_a_kafka_error_is_no_version_gap():
     line = ("[sarama] consumer/broker/0 disconnecting due to error processing FetchRequest: kafka server: Request was "
             "for a topic or partition that does not exist on this broker")
     assert "BROKER_TOO_OLD" not in ids(explained(line))
+
+
+# --- kafka-go: DialLeader at its deadline ------------------------------------------------------------------
+
+@pytest.mark.parametrize("line", [
+    # kafka-go's README: log.Fatal("failed to dial leader:", err)
+    "2024/06/05 14:20:40 failed to dial leader:context deadline exceeded",
+    "2024/06/05 14:20:40 failed to dial to kafka: context deadline exceeded",
+    "panic: kafka.DialLeader: context deadline exceeded",
+])
+def test_kafka_go_dial_leader_at_its_deadline_is_likely_the_topic_missing(line):
+    explanation = explained(line)
+    missing = only(explanation, "TOPIC_NOT_FOUND")
+    assert missing.title.startswith("Likely: ") and missing.severity == "warning"
+    assert all(f.severity == "warning" for f in explanation.findings)
+
+
+@pytest.mark.parametrize("line", [
+    "failed to dial: context deadline exceeded",  # kafka-go's wrapper around the connect itself (a TLS handshake)
+    "failed to dial leader: failed to dial: context deadline exceeded",
+    "failed to dial leader: dial tcp 192.0.2.10:9092: i/o timeout",
+    "[2022-12-08 18:52:58] ERROR kafka.(*Client).Metadata: context deadline exceeded",  # a request, not a topic's wait
+    "rpc error: code = DeadlineExceeded desc = context deadline exceeded",
+])
+def test_other_deadlines_are_not_a_topic_wait(line):
+    assert "TOPIC_NOT_FOUND" not in ids(explained(line))
