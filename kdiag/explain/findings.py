@@ -41,7 +41,7 @@ from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles,
                                     terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
-                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
+                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, GO, KAFKAJS, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOO_LARGE, TOPIC_MISSING, UNKNOWN, VERSION_GAP)
@@ -53,6 +53,11 @@ from kdiag.report import BrokerReport
 
 # Kinds of host a broker advertises by default and a client elsewhere cannot use.
 ADVERTISED_KINDS = (EC2_INTERNAL, CONTAINER_ID, KUBERNETES, SINGLE_LABEL, UNSPECIFIED)
+# Clients whose refused connect names one address of a name and says nothing of its others: Node's net.connect (kafkajs)
+# tries the first address the lookup gives (Node 20's autoSelectFamily, when it tries them all, words its error
+# without one), Go's dialer tries them all and reports the first one's error. librdkafka, Java, kafka-python and telnet
+# log each address they try, so a localhost refused on ::1 alone there means 127.0.0.1 answered.
+ONE_ADDRESS_CLIENTS = (KAFKAJS, GO)
 _TCP_ID = {"refused": "BOOTSTRAP_REFUSED", "timeout": "BOOTSTRAP_TIMEOUT", "unreachable": "BOOTSTRAP_UNREACHABLE"}
 _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_UNREACHABLE",
                  "ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE",
@@ -333,6 +338,8 @@ def _ipv6_only_refused(group: Group, kind: str | None, host: str | None) -> bool
     first = group.first
     if first.status != "refused" or kind != LOOPBACK or host is None or not group.addresses:
         return False
+    if all(client in ONE_ADDRESS_CLIENTS for client in group.clients):
+        return False  # the client names one address of the name: nothing says another answered
     if not classify_host(host).is_ip:
         return all(":" in address for address in group.addresses)
     return all(address.strip("[]") == "::1" for address in group.addresses)

@@ -37,6 +37,8 @@ Builder = Callable[[Subject, Context], Finding]
 LIKELY, OR, MAYBE = "Likely: ", "Or: ", "Maybe: "
 
 # What else a line that is a guess can mean, per the finding it suggests.
+_SLOW_PATH = ("the path is only slow (a VPN, a distant region) and the application gave up before the connect completed: "
+              "librdkafka says a connect timed out in its own words after socket.connection.setup.timeout.ms (30 s)")
 OTHER_CAUSES = {
     "SASL_REQUIRED": ("the client and the broker disagree on the protocol's versions (a client release that asks an "
                       "old broker for what it does not answer: librdkafka 2.6.0 against Kafka 2.x did), or the "
@@ -80,6 +82,7 @@ OTHER_CAUSES = {
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
                                   "timeout (a listener that does not answer TLS, a proxy holding the connection)"),
+    "BOOTSTRAP_TIMEOUT+librdkafka": _SLOW_PATH, "ADVERTISED_UNREACHABLE+librdkafka": _SLOW_PATH,
     "SASL_REQUIRED+go": ("the listener expects TLS and the client speaks plaintext, or the client speaks TLS to a "
                          "plaintext listener (franz-go's DialTLSConfig against SASL_PLAINTEXT): each hangs up after "
                          "the first request"),

@@ -49,6 +49,12 @@ def broker_too_old(subject: Subject, context: Context) -> Finding:
                 "without asking the broker (Sarama's config.Version, V2_1_0 by default since 1.41), gets no answer "
                 "from a broker older than that version: the broker closes the connection on a version it does not "
                 "know, and the client runs out of brokers.")
+    elif re.search(r"\bEOF$", words):  # a hang-up on a request after the connection had served others
+        said = (f"{client_said(subject)} The broker closed the connection on {api} after it had answered the "
+                "client's other requests (metadata, offsets), so TLS and SASL are not what failed. A client that "
+                "sends a request at the version its own setting names, without asking the broker (Sarama's "
+                "config.Version, V2_1_0 by default since 1.41: Fetch v10, Produce v7), gets exactly that from a "
+                "server that does not speak the version.")
     elif "bytes available" in words:  # Java's protocol reader ran out of bytes in a message
         said = (f"{client_said(subject)} A message was laid out as another version than its reader expected: a client "
                 "reading an older broker's answer (a Java client before 0.10.2 does not ask the broker's versions "

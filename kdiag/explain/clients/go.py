@@ -25,15 +25,24 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("go.dial", GO, "dial tcp ",
-         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]+):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
+         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]*):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
          r"no route to host|network is unreachable|connection timed out|i/o timeout)",
          "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: dial tcp "
          "127.0.0.1:58109: connect: connection refused")
 def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     address, port = m.group("addr").strip("[]"), int(m.group("port"))
     host, node_id, role = _go_broker(m.string)
+    if not address and host is None:  # Go's ":9092": no host at all, which Go's net dials on the local machine
+        yield Sighting(CONNECT, GO, None, port, node_id=node_id, role=BOOTSTRAP, status=tcp_status(m.group("why")),
+                       detail=m.group(0), role_from=EMPTY_HOST)
+        return
     yield Sighting(CONNECT, GO, host or address, port, address, node_id, role, status=tcp_status(m.group("why")),
                    detail=m.group(0), role_from=after_metadata(m.string) if role in (ADVERTISED, COORDINATOR) else None)
+
+
+EMPTY_HOST = ("the address has no host (`:port`), which no broker advertises (a listener without a host advertises "
+              "the broker's own name): it is the client's own setting with its host left out, an unset variable or "
+              "flag most often, and Go's net dials it on the client's own machine")
 
 
 # crypto/tls DialWithDialer's timeoutError (Sarama dials TLS with it): the dial timeout covers the TCP connect and

@@ -43,7 +43,12 @@ def _kafkajs_getaddrinfo(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          '127.0.0.1:58109","retryCount":0,"retryTime":326}')
 def _kafkajs_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     address, port = m.group("addr"), int(m.group("port"))
-    host, broker_port = split_endpoint(_kafkajs_broker(m.string))
+    named = _kafkajs_broker(m.string)
+    if named is not None:
+        scan.kafkajs_broker = named
+    elif split_endpoint(scan.kafkajs_broker)[1] == port:  # the BrokerPool line repeats the [Connection] line's error
+        named = scan.kafkajs_broker
+    host, broker_port = split_endpoint(named)
     yield Sighting(CONNECT, KAFKAJS, host or address, broker_port or port, address, role=_kafkajs_role(m.string),
                    status=tcp_status(m.group("code")), detail=m.group(0))
 

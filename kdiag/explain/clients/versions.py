@@ -98,6 +98,35 @@ pattern("go.franz_broker_too_old", GO, "broker is too old",
         "handle the request")(_words)
 
 
+# Sarama's words for a broker that hung up on a request after the connection had served others (metadata, offsets):
+# consumer.go's "consumer/broker/%d disconnecting due to error processing FetchRequest: %s", async_producer.go's
+# "producer/broker/%d state change to [closing] because %s", and ConsumerError's "kafka: error while consuming %s/%d:
+# %s". Sarama sends each request at the version config.Version implies, without asking the broker (V2_1_0 by default
+# since 1.41: Fetch v10, Produce v7), and a server that does not speak that version (Azure Event Hubs, an older broker,
+# a Kafka facade) closes the connection, hence EOF: likely. A broker restarting or a proxy cutting the connection ends
+# the same way (BROKER_CLOSED_CONNECTION); a TLS or SASL mismatch would have failed the first request, not this one.
+SARAMA_AFTER_USE = ("BROKER_CLOSED_CONNECTION",)
+_ENDS = r'(?:\\n)?(?:"|\s*$)'  # the error is EOF alone: the line ends, or a logger's quoted msg="...EOF\n" does
+
+
+@pattern("go.sarama_fetch_eof", GO, "due to error processing",
+         r"consumer/broker/(?P<id>\d+) disconnecting due to error processing (?P<api>Fetch)Request: (?:unexpected )?EOF"
+         rf"{_ENDS}", "[sarama] 2023/05/30 16:50:14 consumer/broker/0 disconnecting due to error processing FetchRequest: "
+         "EOF")
+@pattern("go.sarama_produce_eof", GO, "state change to [closing] because",
+         rf"producer/broker/(?P<id>\d+) state change to \[closing\] because (?:unexpected )?EOF{_ENDS}",
+         "[sarama] 2024/05/01 10:00:00 producer/broker/1 state change to [closing] because EOF")
+@pattern("go.sarama_consuming_eof", GO, "error while consuming ",
+         rf"kafka: error while consuming \S+/\d+: (?:unexpected )?EOF{_ENDS}",
+         "2024/05/01 10:00:00 kafka: error while consuming orders/0: EOF")
+def _sarama_request_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    api = m.groupdict().get("api") or ("Produce" if "producer/" in m.group(0) else "Fetch")
+    node = m.groupdict().get("id")
+    words = m.group(0).rstrip('"\\n ')
+    yield gap(GO, api, words, node_id=int(node) if node else None, alternatives=SARAMA_AFTER_USE,
+              guess=f"{words} (Sarama sends {api} at the version its config.Version names, unasked)")
+
+
 # librdkafka before 1.0: "ApiVersionRequest failed: <err>: probably due to broker version < 0.10 (see api.version.request
 # configuration)" (0.9.x: "... probably due to old broker version"): its own guess; a TLS listener read as plaintext
 # ends the same (later releases say both).
