@@ -10,7 +10,9 @@ the JVM), the wall time and the load average at the start of each run (compare o
 
 Run: ``python -m bench.bench_fleet_ingest_jit --workdir /var/tmp/kdiag-4m --size 4000000 --new 200000
 500000 1000000`` after ``python -m bench.bench_fleet_table --size 4000000 --workdir /var/tmp/kdiag-4m
---only ingest``. Results: ``bench/results/fleet_ingest_jit.json``.
+--only ingest``. Results: ``bench/results/fleet_ingest_jit.json``. ``--jvms c2-serial c2 --results
+fleet_ingest_gc``: C2 with the serial collector against the default C2 (the collector's share of the
+difference), into ``bench/results/fleet_ingest_gc.json``.
 """
 
 from __future__ import annotations
@@ -29,13 +31,16 @@ from bench.common import write_results
 
 NAME = "fleet_ingest_jit"
 TITLE = "kdiag fleet ingest --once: the C1-only JVM against C2, by the size of the new input"
-FORCED = ("import os, sys; import kdiag.fleet.job as job; real = job.spark_session; c1 = sys.argv[1] == 'c1'; "
-          "job.spark_session = lambda options, *, kafka, small=False: real(options, kafka=kafka, small=c1); "
+FORCED = ("import os, sys; import kdiag.fleet.job as job; real = job.spark_session; jvm = sys.argv[1]; "
+          "job.SMALL_JVM_OPTIONS = '-XX:+UseSerialGC' if jvm == 'c2-serial' else job.SMALL_JVM_OPTIONS; "
+          "job.spark_session = lambda options, *, kafka, small=False: real(options, kafka=kafka, small=jvm != 'c2'); "
           "from kdiag.cli import main; code = main(sys.argv[2:]); "
           "open(os.environ['KDIAG_BENCH_JVM_FILE'], 'w').write(os.environ.get('PYSPARK_SUBMIT_ARGS', '')); "
           "sys.exit(code)")
-"""``kdiag ...`` with the ingest's driver JVM forced to C1-only (``c1``) or the default (``c2``); the
-options the driver JVM was given are written to KDIAG_BENCH_JVM_FILE, kept with the figures."""
+"""``kdiag ...`` with the ingest's driver JVM forced to C1-only (``c1``: SMALL_JVM_OPTIONS), the default
+(``c2``) or C2 with the serial collector (``c2-serial``: the collector SMALL_JVM_OPTIONS also changes); the
+options the driver JVM was given are written to KDIAG_BENCH_JVM_FILE and checked."""
+JVMS = ("c1", "c2", "c2-serial")
 
 
 def forced_ingest(jvm: str, source: Path, table: Path, workdir: Path) -> dict[str, Any]:
@@ -46,7 +51,8 @@ def forced_ingest(jvm: str, source: Path, table: Path, workdir: Path) -> dict[st
                                              "--table", str(table), "--once"])
     given = options.read_text() if options.exists() else ""
     run["c1_only"] = "TieredStopAtLevel=1" in given
-    if run["c1_only"] != (jvm == "c1"):
+    run["serial_gc"] = "UseSerialGC" in given
+    if run["c1_only"] != (jvm == "c1") or run["serial_gc"] != (jvm != "c2"):
         raise RuntimeError(f"asked for {jvm}, the driver JVM got: {given!r}")
     return run
 
@@ -67,31 +73,41 @@ def summary(runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
     for reports in sorted({run["new_reports"] for run in runs}):
         mine = [run for run in runs if run["new_reports"] == reports]
         row: dict[str, Any] = {"new_reports": reports, "new_bytes": mine[0]["new_bytes"]}
-        for jvm in ("c1", "c2"):
+        for jvm in JVMS:
             cpu = [run["cpu_s"] for run in mine if run["jvm"] == jvm]
             wall = [run["wall_s"] for run in mine if run["jvm"] == jvm]
             loads = [run["load_before"] for run in mine if run["jvm"] == jvm]
             if cpu:
                 row[jvm] = {"cpu_s": cpu, "mean_cpu_s": round(statistics.mean(cpu), 1), "wall_s": wall,
                             "mean_wall_s": round(statistics.mean(wall), 1), "load_before": loads}
-        if "c1" in row and "c2" in row:
-            row["c1_over_c2_cpu"] = round(row["c1"]["mean_cpu_s"] / row["c2"]["mean_cpu_s"], 3)
+        for jvm in ("c1", "c2-serial"):
+            if jvm in row and "c2" in row:
+                row[f"{jvm.replace('-', '_')}_over_c2_cpu"] = round(row[jvm]["mean_cpu_s"] / row["c2"]["mean_cpu_s"], 3)
         rows.append(row)
     return rows
 
 
+LABELS = {"c1": "C1-only", "c2": "C2", "c2-serial": "C2, serial GC"}
+
+
 def summary_md(rows: list[dict[str, Any]]) -> str:
-    lines = ["| new reports | new JSON | C1-only: CPU-s (each run) | C2: CPU-s (each run) | C1 / C2 by CPU | "
-             "C1-only: wall s | C2: wall s | load at start (C1; C2) |", "|---:|---:|---|---|---:|---|---|---|"]
+    jvms = [jvm for jvm in JVMS if any(jvm in row for row in rows)]
+
+    def listed(run: dict[str, Any], key: str) -> str:
+        return ", ".join(map(str, run.get(key, [])))
+
+    against = [jvm for jvm in jvms if jvm != "c2" and "c2" in jvms]
+    lines = ["| new reports | new JSON | " + " | ".join(f"{LABELS[j]}: CPU-s (each run)" for j in jvms) + " | "
+             + "".join(f"{LABELS[j]} / C2 by CPU | " for j in against)
+             + " | ".join(f"{LABELS[j]}: wall s" for j in jvms) + f" | load at start ({'; '.join(LABELS[j] for j in jvms)}) |",
+             "|---:|---:|" + "---|" * len(jvms) + "---:|" * len(against) + "---|" * (len(jvms) + 1)]
     for row in rows:
-        c1, c2 = row.get("c1", {}), row.get("c2", {})
+        runs = [row.get(jvm, {}) for jvm in jvms]
         lines.append(f"| {row['new_reports']:,} | {row['new_bytes'] / 1e9:.2f} GB | "
-                     f"{c1.get('mean_cpu_s', '')} ({', '.join(map(str, c1.get('cpu_s', [])))}) | "
-                     f"{c2.get('mean_cpu_s', '')} ({', '.join(map(str, c2.get('cpu_s', [])))}) | "
-                     f"{row.get('c1_over_c2_cpu', '')} | {', '.join(map(str, c1.get('wall_s', [])))} | "
-                     f"{', '.join(map(str, c2.get('wall_s', [])))} | "
-                     f"{', '.join(map(str, c1.get('load_before', [])))}; "
-                     f"{', '.join(map(str, c2.get('load_before', [])))} |")
+                     + " | ".join(f"{run.get('mean_cpu_s', '')} ({listed(run, 'cpu_s')})" for run in runs) + " | "
+                     + "".join(f"{row.get(j.replace('-', '_') + '_over_c2_cpu', '')} | " for j in against)
+                     + " | ".join(listed(run, "wall_s") for run in runs) + " | "
+                     + "; ".join(listed(run, "load_before") for run in runs) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -105,27 +121,29 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--driver-memory", default="4g", help="KDIAG_SPARK_DRIVER_MEMORY of every run")
     parser.add_argument("--append", action="store_true", help="add to the runs already in the results")
+    parser.add_argument("--jvms", nargs="+", default=["c1", "c2"], choices=JVMS)
+    parser.add_argument("--results", default=NAME, help="the results' name (bench/results/NAME.json)")
     args = parser.parse_args()
     fleet_table.DRIVER_MEMORY[0] = args.driver_memory
     work = args.workdir
     source, table, kept = work / "source", work / "table", work / "table-after-full-ingest"
     if not kept.is_dir():
         raise SystemExit(f"{kept} is missing: run bench.bench_fleet_table --only ingest with this --workdir first")
-    path = RESULTS / f"{NAME}.json"
+    path = RESULTS / f"{args.results}.json"
     runs: list[dict[str, Any]] = []
     if args.append and path.exists():
         runs = json.loads(path.read_text()).get("runs", [])
 
     def save(partial: bool) -> None:
         rows = summary(runs)
-        write_results(NAME, {"title": TITLE, "table_reports": args.size, "driver_memory": args.driver_memory,
+        write_results(args.results, {"title": TITLE, "table_reports": args.size, "driver_memory": args.driver_memory,
                              "cores": os.cpu_count(), "partial": partial, "runs": runs, "summary": rows,
                              "summary_md": summary_md(rows)})
 
     for round_ in range(args.rounds):
         for reports in args.new:
             new_bytes = new_reports(work, reports, source)
-            for jvm in ("c1", "c2") if round_ % 2 == 0 else ("c2", "c1"):
+            for jvm in args.jvms if round_ % 2 == 0 else args.jvms[::-1]:
                 fleet_table._restore_table(kept, table)
                 print(f"bench_fleet_ingest_jit: round {round_ + 1}, {reports:,} new, {jvm} "
                       f"({time.strftime('%H:%M:%S')}, load {os.getloadavg()[0]:.1f})", file=sys.stderr, flush=True)
