@@ -63,6 +63,17 @@ SMALL_BATCH_BYTES = 64 << 20
 """A day's batch directory smaller than this is compacted; a larger one (a batch of 2 GiB of JSON writes
 about 300 MB a day in files of tens of MB) is not rewritten: that would cost what writing it did, for
 files no fewer (an incremental run of 200,000 reports' table rewrote the full batch with its 5 %)."""
+SMALL_INGEST_BYTES = 896 << 20
+"""A run whose new report files (``new_input_bytes``) are known and under this (0.94 GB, about 150,000
+reports) starts its driver JVM for start-up (C1 only, the serial collector: ``job.SMALL_JVM_OPTIONS``),
+a larger or unknown one with the default JVM (C2, the parallel collector). Measured for ingest itself by
+bench/bench_fleet_ingest_jit.py (bench/results/fleet_ingest_jit.json): N new reports ingested into the
+4,000,000 reports' table, each JVM forced, interleaved, CPU of the whole process, mean of 2-3 runs at
+load 0.4-5.8: C1 13.2 against C2 22.3 CPU-s at 20,000 new reports (0.13 GB), 28.0 against 34.1 at
+100,000 (0.62 GB), 41.1 against 41.4 at 150,000 (0.93 GB: the crossover), 56.7 against 50.5 at
+200,000 (1.26 GB, a day of that table), 254.1 against 133.1 at 1,000,000 (6.2 GB). ``analyze``'s
+threshold (job.SMALL_INPUT_BYTES, 1 GiB) was measured on tables, not on ingest's work; under it, a
+run of 0.94-1.07 GB of new files would have got the JVM that costs more."""
 LINE_GLOB = "*.{jsonl,jsonl.gz}"
 WHOLE_GLOB = "*.json"
 BINARY_FILE = "path string, modificationTime timestamp, length long, content binary"
@@ -184,6 +195,12 @@ def new_input_bytes(table: str, directories: Sequence[str], topics: Sequence[Kaf
                 except OSError:
                     continue
     return total
+
+
+def small_ingest(new_bytes: int | None) -> bool:
+    """Whether a run that reads ``new_bytes`` of new report files (None: unknown) starts the start-up
+    JVM (SMALL_INGEST_BYTES)."""
+    return new_bytes is not None and new_bytes < SMALL_INGEST_BYTES
 
 
 # --- the stream ---------------------------------------------------------------------------------
@@ -380,7 +397,7 @@ def compact(table: Table, *, below: int, at_least: int) -> int:
 
 
 def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None) -> IngestResult:
-    from kdiag.fleet.job import SMALL_INPUT_BYTES, FleetError, check_java, check_master, spark_session
+    from kdiag.fleet.job import FleetError, check_java, check_master, spark_session
 
     check_java()
     check_master(options.master)
@@ -396,7 +413,7 @@ def ingest(options: IngestOptions, progress: Callable[[str], None] | None = None
     table_root = options.table if "://" in options.table else _absolute(options.table)
     new_bytes = new_input_bytes(table_root, directories, topics)
     # a run that reads little (an incremental run of a large table, too) starts a JVM tuned for start-up
-    spark = spark_session(options, kafka=bool(topics), small=new_bytes is not None and new_bytes < SMALL_INPUT_BYTES)
+    spark = spark_session(options, kafka=bool(topics), small=small_ingest(new_bytes))
     spark.conf.set("spark.sql.sources.partitionOverwriteMode", "dynamic")
     spark.conf.set("spark.sql.sources.partitionColumnTypeInference.enabled", "false")
     # a batch is written by day with a writer open per day a task meets, instead of sorting its rows

@@ -204,7 +204,8 @@ SMALL_INPUT_BYTES = 1 << 30
 SMALL_JVM_OPTIONS = "-XX:TieredStopAtLevel=1 -XX:+UseSerialGC"
 """For a small input (under 1 GiB on local disk), the driver JVM compiles with C1 only and collects
 with one thread: a run of a few thousand reports spends more CPU compiling than computing (measured:
-31 instead of 51 CPU seconds for 2,000 reports); a large one keeps C2's faster code."""
+31 instead of 51 CPU seconds for 2,000 reports); a large one keeps C2's faster code. ``kdiag fleet
+ingest`` decides by its new files' bytes against its own threshold (ingest.SMALL_INGEST_BYTES)."""
 SMALL_SETTINGS = {
     "spark.sql.adaptive.enabled": "false",
     "spark.sql.inMemoryColumnarStorage.compressed": "false",
