@@ -12,7 +12,7 @@ from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
 from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT, GO, JAVA,
-                                     KAFKA_PYTHON, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA)
+                                     KAFKA_PYTHON, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA, TOPIC_MISSING)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -50,7 +50,12 @@ def _family_words(table: dict[str, str], clients: Sequence[str], fallback: str) 
 
 def topic_not_found(subject: Subject, context: Context) -> Finding:
     topic = subject.first("topic") or context.topic or "<topic>"
-    answered = f"The cluster answered UNKNOWN_TOPIC_OR_PARTITION for {topic}: the topic does not exist"
+    # Only an unguessed line of the topic missing shows the cluster's answer; a reading (a guess, a metadata wait that
+    # never ended) infers it, and says so.
+    answered = (f"The cluster answered UNKNOWN_TOPIC_OR_PARTITION for {topic}: the topic does not exist"
+                if TOPIC_MISSING in subject.symptoms and not subject.guessed else
+                f"These lines do not show the cluster's answer: that it answered UNKNOWN_TOPIC_OR_PARTITION for {topic} "
+                "is inferred from them. If so, the topic does not exist")
     waits = _family_words(_TOPIC_WAIT, subject.clients, _ANY_WAIT).format(topic=topic)
     explanation = (f"{client_said(subject)} {answered}, and the broker does not create it on first use "
                    "(auto.create.topics.enable=false, the default on managed clusters), or the client may not create "

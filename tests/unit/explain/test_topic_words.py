@@ -57,3 +57,22 @@ def test_librdkafka_missing_topic_names_its_propagation_setting_not_max_block_ms
 def test_sarama_missing_topic_names_metadata_retry_not_max_block_ms():
     said = words(SARAMA_MISSING, "TOPIC_NOT_FOUND")
     assert "Metadata.Retry.Max" in said and "max.block.ms" not in said
+
+
+def test_a_missing_topic_the_cluster_answered_says_so():
+    found = explained(SARAMA_MISSING).findings[0]
+    assert found.evidence.get("certain") is not False
+    assert "The cluster answered UNKNOWN_TOPIC_OR_PARTITION" in found.explanation
+
+
+def test_a_missing_topic_read_from_a_metadata_wait_does_not_assert_the_clusters_answer():
+    found = next(f for f in explained(JAVA_WAIT).findings if f.id == "TOPIC_NOT_FOUND")
+    assert found.evidence["certain"] is False
+    assert "The cluster answered" not in found.explanation and "is inferred" in found.explanation
+
+
+def test_a_missing_topic_read_from_a_clients_guess_does_not_assert_the_clusters_answer():
+    found = next(f for f in explained(RUBY_MISSING).findings if f.id == "TOPIC_NOT_FOUND")
+    assert found.evidence["certain"] is False
+    assert "The cluster answered" not in found.explanation and "is inferred" in found.explanation
+    assert "max.block.ms" not in found.explanation
