@@ -11,8 +11,8 @@ from kdiag.explain.clients.kafka_errors import GROUP_DENIED
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
-from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT,
-                                     MESSAGE_TIMEOUT, NOT_IN_METADATA)
+from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT, GO, JAVA,
+                                     KAFKA_PYTHON, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA, TOPIC_MISSING)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -27,13 +27,39 @@ def _with_topic(context: Context, topic: str, *, error_code: str, topic_error: s
                    topics=(TopicInfo(topic, tuple(partitions), error=topic_error),))
 
 
+# What a producer of each family does while a topic's metadata does not come, in its own settings and words; a
+# family not here is spoken of without naming a setting.
+_TOPIC_WAIT = {
+    JAVA: ("A Java producer waits max.block.ms (60 s by default) for it and then fails with `Topic {topic} not present "
+           "in metadata after 60000 ms.`"),
+    KAFKA_PYTHON: ("kafka-python's producer waits max_block_ms (60 s by default) for it and then fails with `Failed to "
+                   "update metadata after 60.0 secs.`"),
+    LIBRDKAFKA: ("librdkafka waits topic.metadata.propagation.max.ms (30 s by default) for it and then fails the "
+                 "messages queued for {topic} with `Local: Unknown topic`."),
+    GO: ("A Go client retries and then gives up in its own words: Sarama after Metadata.Retry.Max retries, with "
+         "`Request was for a topic or partition that does not exist`; kafka-go's DialLeader at its context's deadline, "
+         "with `context deadline exceeded`."),
+}
+_ANY_WAIT = "How long a producer waits for the topic's metadata before it fails the send is its own client's setting."
+
+
+def _family_words(table: dict[str, str], clients: Sequence[str], fallback: str) -> str:
+    """The first of ``clients`` the table speaks of, or ``fallback``: never another family's setting."""
+    return next((table[c] for c in clients if c in table), fallback)
+
+
 def topic_not_found(subject: Subject, context: Context) -> Finding:
     topic = subject.first("topic") or context.topic or "<topic>"
-    explanation = (f"{client_said(subject)} The cluster answered UNKNOWN_TOPIC_OR_PARTITION for {topic}: the topic "
-                   "does not exist, and the broker does not create it on first use (auto.create.topics.enable=false, "
-                   "the default on managed clusters), or the client may not create it. A Java producer waits "
-                   f"max.block.ms and then fails with `Topic {topic} not present in metadata after 60000 ms.`"
-                   f"{consequence_sentence(context)}")
+    # Only an unguessed line of the topic missing shows the cluster's answer; a reading (a guess, a metadata wait that
+    # never ended) infers it, and says so.
+    answered = (f"The cluster answered UNKNOWN_TOPIC_OR_PARTITION for {topic}: the topic does not exist"
+                if TOPIC_MISSING in subject.symptoms and not subject.guessed else
+                f"These lines do not show the cluster's answer: that it answered UNKNOWN_TOPIC_OR_PARTITION for {topic} "
+                "is inferred from them. If so, the topic does not exist")
+    waits = _family_words(_TOPIC_WAIT, subject.clients, _ANY_WAIT).format(topic=topic)
+    explanation = (f"{client_said(subject)} {answered}, and the broker does not create it on first use "
+                   "(auto.create.topics.enable=false, the default on managed clusters), or the client may not create "
+                   f"it. {waits}{consequence_sentence(context)}")
     fix = rule_fix(_with_topic(context, topic, error_code="UNKNOWN_TOPIC_OR_PARTITION",
                                topic_error="UNKNOWN_TOPIC_OR_PARTITION"), "TOPIC_NOT_FOUND")
     confirm = context.confirm(topic=topic)
@@ -108,9 +134,9 @@ _CONSEQUENCE_MEANING = {
                       "reach the partition leader (most often an advertised address that does not resolve or "
                       "connect from the client's machine), the topic does not exist and is not created "
                       "automatically, or the leader did not answer."),
-    NOT_IN_METADATA: ("The producer waited max.block.ms for {topic}'s metadata and never got it: either the topic "
-                      "does not exist (and is not created automatically), or the client cannot reach a broker to "
-                      "ask (the bootstrap address, or the advertised addresses it learned first)."),
+    NOT_IN_METADATA: ("{waited}: either the topic does not exist (and is not created automatically), or the client "
+                      "cannot reach a broker to ask (the bootstrap address, or the advertised addresses it learned "
+                      "first)."),
     BOOTSTRAP_DISCONNECTED: ("The Java client lost its bootstrap connection and says no more at its default log "
                              "level. That is what it logs for a listener that wants TLS or SASL the client does not "
                              "send (the broker hangs up at the first request), and for a connect that timed out (a "
@@ -128,6 +154,15 @@ _CONSEQUENCE_MEANING = {
 }
 
 
+# How each family waited for a topic's metadata that never came (NOT_IN_METADATA's clients), in its own settings.
+_METADATA_WAITED = {
+    JAVA: "The producer waited max.block.ms (60 s by default) for {topic}'s metadata and never got it",
+    KAFKA_PYTHON: "kafka-python's producer waited max_block_ms (60 s by default) for {topic}'s metadata and never got it",
+    GO: ("kafka-go's DialLeader asked for {topic}'s partitions again and again until its context's deadline and never "
+         "got them"),
+}
+_ANY_WAITED = "The client waited for {topic}'s metadata and never got it"
+
 GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
@@ -138,9 +173,11 @@ def unexplained(context: Context) -> Finding:
                               MESSAGE_TIMEOUT, FLUSH_TIMEOUT) if s in symptoms), None)
     topic = context.topic
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
+    waited = _family_words(_METADATA_WAITED, [c for g in groups if g.symptom == NOT_IN_METADATA for c in g.clients],
+                           _ANY_WAITED)
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
     confirm = context.confirm(topic=topic)
-    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic')} No line names the cause (a "
+    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic', waited=waited.format(topic=topic or 'the topic'))} No line names the cause (a "
                    "`Failed to resolve`, a refused connect, an authentication error); kdiag bootstrap, run on the "
                    "client's machine with the client's bootstrap.servers, checks each of those causes in seconds.")
     fix = (f"On the machine where the client runs, with the same bootstrap.servers and client settings:\n  {confirm}\n"
