@@ -10,7 +10,7 @@ from kdiag.diagnose.wording import join_words
 from kdiag.explain.connection_age import FIRST, IDLE, USED, WROTE, idle_words
 from kdiag.explain.observations import Facts
 from kdiag.explain.readings import LIKELY, MAYBE, hedged
-from kdiag.explain.sightings import ANY, GO, HUNG_UP
+from kdiag.explain.sightings import ANY, CERT_NAME, CERT_UNTRUSTED, GO, HUNG_UP, TLS_ON_PLAINTEXT
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -111,3 +111,15 @@ def listener_hints(subject: Subject, facts: Facts) -> tuple[set[str], str]:
 
 CLOSING = HUNG_UP
 """The consequences that say only the broker hung up."""
+
+
+def handshake_cut_after_a_certificate(subject: Subject, subjects: list[Subject]) -> bool:
+    """A TLS handshake that ended in an EOF (``unexpected eof while reading``: the peer hung up) at an endpoint whose
+    certificate another line of the paste shows (it failed verification): that endpoint speaks TLS, so the EOF is a
+    retry cut off, a consequence, not a plaintext listener (TLS_UNEXPECTED)."""
+    if subject.symptoms != {TLS_ON_PLAINTEXT} or not all("eof" in (g.first.detail or "").lower()
+                                                         for g in subject.groups):
+        return False
+    where = (subject.host, subject.port)
+    return any(other.symptoms & {CERT_UNTRUSTED, CERT_NAME} and (other.host, other.port) == where
+               for other in subjects if other is not subject)

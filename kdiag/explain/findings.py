@@ -33,6 +33,7 @@ from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import default_backend_reading, http_inside_tls
 from kdiag.explain.builders.partial import partial_cluster
+from kdiag.explain.closing import handshake_cut_after_a_certificate
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles, family_split_reading, hedged,
@@ -95,7 +96,8 @@ def findings_from(seen: Observations) -> list[Finding]:
         generic_tls = subject.symptoms == {TLS_FAILED}
         unusable_leader = subject.finding_id == "NO_LEADER" and subject.guessed and advertised_down
         if (generic_tls and specific_tls) or (subject.finding_id == "TOPIC_NOT_FOUND" and connectivity) \
-                or unusable_leader:  # a more specific line says it, no broker could be asked, a leader not reached
+                or unusable_leader or handshake_cut_after_a_certificate(subject, subjects):  # a more specific line
+            # says it, no broker could be asked, a leader not reached, a TLS endpoint's later handshake cut off
             consequences.extend(subject.groups)
         else:
             kept.append(subject)
