@@ -9,14 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker, resolve_failed
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT,
                                      KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA,
-                                     NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, RESOLVE,
+                                     NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT,
                                      SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
                                      TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, dns_status, parse_mechanisms, registrar,
+                                     client_certificate_symptom, parse_mechanisms, registrar,
                                      size_sighting, split_endpoint, tcp_status)
 
 PATTERNS: list[Pattern] = []
@@ -31,11 +31,7 @@ pattern = registrar(PATTERNS)
          "ip-172-31-18-160.us-west-2.compute.internal:9092/1: Failed to resolve "
          "'ip-172-31-18-160.us-west-2.compute.internal:9092': Name or service not known (after 0ms in state CONNECT)")
 def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string, scan)
-    host, port = split_endpoint(m.group("hp"))
-    why = AFTER_STATE.sub("", m.group("why") or "")
-    yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
-                          status=dns_status(why, "nxdomain"), detail=why or None)
+    yield from resolve_failed(m, scan)
 
 
 @pattern("librdkafka.connect", LIBRDKAFKA, "Connect to ipv",

@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker
-from kdiag.explain.sightings import (CONNECT, HOST, LIBRDKAFKA, RESOLVE, Item, Pattern, ScanState, dns_status, registrar,
-                                     split_endpoint, tcp_status)
+from kdiag.explain.clients.librdkafka_names import RdBroker, resolve_failed
+from kdiag.explain.sightings import (CONNECT, HOST, LIBRDKAFKA, RESOLVE, Item, Pattern, ScanState, registrar,
+                                     tcp_status)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -44,11 +44,7 @@ for _index, (_needle, _example) in enumerate((("/bootstrap:", "[thrd:kafka-1:909
          r"(?<!Failed )(?<!Failed to )\b(?:to )?resolve '(?P<hp>[^']+)'(?::\s*(?P<why>.*))?",
          "to resolve 'kafka-1:9092': Name or service not known (after 2317ms in state CONNECT)")
 def _resolve_continued(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string, scan)
-    host, port = split_endpoint(m.group("hp"))
-    why = AFTER_STATE.sub("", m.group("why") or "")
-    yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
-                          status=dns_status(why, "nxdomain"), detail=why or None)
+    yield from resolve_failed(m, scan)
 
 
 _CONNECT_CONTINUED = (rf"(?<!Connect )(?<!Connect to )(?<![\w#])(?:to )?ipv[46]#(?P<addr>{HOST}):(?P<port>\d{{1,5}}) "

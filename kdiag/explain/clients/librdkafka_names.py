@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from kdiag.explain.sightings import ADVERTISED, BOOTSTRAP, COORDINATOR, HOST, LIBRDKAFKA, UNKNOWN, ScanState, Sighting
+from collections.abc import Iterator
+
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, COORDINATOR, HOST, LIBRDKAFKA, RESOLVE, UNKNOWN, Item,
+                                     ScanState, Sighting, dns_status, split_endpoint)
 
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?):(?P<port>\d{{1,5}})/"  # b-1.***.kafka.x
@@ -58,3 +61,13 @@ class RdBroker:
                                      "role": self.role, "protocol": self.protocol}
         values.update({k: v for k, v in extra.items() if v is not None})
         return Sighting(symptom, LIBRDKAFKA, **values)  # type: ignore[arg-type]
+
+
+def resolve_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """``... resolve 'h:p': why``, whole (``Failed to resolve``) or its rest below a line cut after the broker's name:
+    the name that did not resolve, from the broker connection the line (or the cut line above) names."""
+    broker = RdBroker.find(m.string, scan)
+    host, port = split_endpoint(m.group("hp"))
+    why = AFTER_STATE.sub("", m.group("why") or "")
+    yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
+                          status=dns_status(why, "nxdomain"), detail=why or None)
