@@ -240,14 +240,27 @@ def submitted() -> bool:
     return "PYSPARK_GATEWAY_PORT" in os.environ
 
 
-def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) -> Any:
+def driver_java_options(*, small: bool, directives: bool, verbose: bool) -> list[str]:
+    """The driver JVM's options when kdiag starts it (not under spark-submit, whose JVM runs already):
+    Spark's log quiet unless ``verbose``; a ``small`` input's start-up JVM (SMALL_JVM_OPTIONS), else
+    the JIT's directives when asked (``jvm.DIRECTIVES``); Spark's classes mapped from an archive."""
+    from kdiag.fleet.jvm import class_data_sharing, compiler_directives
+
+    java = [] if verbose else [f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2-quiet.properties')}"]
+    if small:
+        java.append(SMALL_JVM_OPTIONS)
+    elif directives:
+        java += compiler_directives()
+    return java + class_data_sharing()
+
+
+def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False, directives: bool = False) -> Any:
     """A session: spark-submit's when launched by it, else one on ``options.master`` (local[*] by
     default), bound to loopback when the driver and executors are on this machine; a ``small`` input's
-    driver JVM, and a cluster's executor JVMs, tuned for start-up (SMALL_JVM_OPTIONS)."""
+    driver JVM, and a cluster's executor JVMs, tuned for start-up (SMALL_JVM_OPTIONS); a large one's
+    driver JVM given the JIT's ``directives`` when asked (``jvm.DIRECTIVES``: analyze's, measured)."""
     import pyspark
     from pyspark.sql import SparkSession
-
-    from kdiag.fleet.jvm import class_data_sharing
 
     launched = submitted()
     master = options.master or (None if launched else "local[*]")
@@ -273,12 +286,10 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False) 
         else:
             builder = builder.config("spark.jars.packages",
                                      f"org.apache.spark:spark-sql-kafka-0-10_2.13:{pyspark.__version__}")
-    java = [SMALL_JVM_OPTIONS] if small and not launched else []
-    for key, value in (executor_settings(master) if java else {}).items():
-        builder = builder.config(key, value)
-    java += [] if launched else class_data_sharing()  # Spark's classes mapped from an archive (fleet/jvm.py)
-    if not (options.verbose or launched):
-        java.insert(0, f"-Dlog4j2.configurationFile=file:{Path(__file__).with_name('log4j2-quiet.properties')}")
+    if small and not launched:
+        for key, value in executor_settings(master).items():
+            builder = builder.config(key, value)
+    java = [] if launched else driver_java_options(small=small, directives=directives, verbose=options.verbose)
     if java:
         os.environ.setdefault("PYSPARK_SUBMIT_ARGS", f'--driver-java-options "{" ".join(java)}" pyspark-shell')
     if options.verbose or launched:
@@ -439,7 +450,7 @@ def analyze(options: AnalyzeOptions, progress: Callable[[str], None] | None = No
     say = progress or (lambda step: None)
     say("starting Spark")
     small = not topics and not submitted() and small_input(files, options.table)
-    spark = spark_session(options, kafka=bool(topics), small=small)
+    spark = spark_session(options, kafka=bool(topics), small=small, directives=True)
     fs, final = _out_fs(spark, options.out)
     if fs.exists(final) and not options.overwrite:
         raise FleetError(f"--out {options.out} exists; give --overwrite to replace it")

@@ -59,6 +59,26 @@ def class_data_sharing() -> list[str]:
     return [f"-XX:SharedArchiveFile={path}", QUIET] if path is not None and path.is_file() else []
 
 
+DIRECTIVES = Path(__file__).with_name("jit-directives.json")
+"""The JIT's directives for a large analysis's driver JVM (the default JVM, with C2): the code that only
+plans and ships the work — Janino compiling Spark's generated code, the SQL parser (ANTLR), the bytecode
+libraries (ASM), Scala's reflection, Java serialization of the tasks — is left to C1 (full optimization,
+no profiling) and never compiled again by C2; Spark's runtime and the generated code keep C2. Profiled
+(Java Flight Recorder, 1,000,000 reports' table on the default JVM): 28,900 methods compiled, 94 s of
+compile time, C2 compiling those planners among the longest; with them excluded a run took 9 % less
+CPU at 1 M reports and 7 % less at 4 M, side by side (BENCHMARKS.md, kdiag fleet, fleet-table-cpu)."""
+
+
+def compiler_directives() -> list[str]:
+    """The driver JVM's options that load DIRECTIVES (none when the file is missing: a JVM given a
+    directives file it cannot read does not start). The JVM says "1 compiler directives added" as it
+    loads them, on its own output stream: sent to standard error (which kdiag keeps out of sight while
+    the JVM starts), not into kdiag's output on stdout."""
+    if not DIRECTIVES.is_file():
+        return []
+    return ["-XX:+UnlockDiagnosticVMOptions", "-XX:+DisplayVMOutputToStderr", f"-XX:CompilerDirectivesFile={DIRECTIVES}"]
+
+
 def build() -> Path:
     """Builds the archive: a small generated fleet ingested and analyzed from its table in one driver
     JVM that writes the classes it loaded (-XX:ArchiveClassesAtExit) into a temporary file, renamed

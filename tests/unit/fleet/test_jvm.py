@@ -70,3 +70,39 @@ def test_an_archive_the_jvm_cannot_map_says_nothing_on_stdout(tmp_path: Path, mo
     loud, quiet = run(f"-XX:SharedArchiveFile={archive}"), run(*jvm.class_data_sharing())
     assert "shared archive" in loud.stdout  # the JVM does warn without QUIET: the check below is not vacuous
     assert quiet.returncode == 0 and quiet.stdout == "" and "shared archive" not in quiet.stderr
+
+
+def test_the_jit_directives_leave_sparks_runtime_and_generated_code_to_c2() -> None:
+    """The directives take C2 away from the planners only: a pattern matching Spark's runtime, its generated
+    code, Parquet or the JDK's collections would slow every task of a large analysis."""
+    import json
+
+    directives = json.loads(jvm.DIRECTIVES.read_text())
+    patterns = [pattern for directive in directives for pattern in directive["match"]]
+    assert patterns and all(directive["c2"] == {"Exclude": True} and "c1" not in directive for directive in directives)
+    for hot in ("org/apache/spark/sql/catalyst/expressions/GeneratedClass", "org/apache/spark/unsafe/Platform",
+                "org/apache/parquet/column/values/ValuesReader", "java/util/HashMap", "scala/collection/mutable/HashMap"):
+        assert not any(hot.startswith(pattern.split("*")[0]) for pattern in patterns), hot
+
+
+def test_a_jvm_given_the_jit_directives_starts_and_says_nothing_on_stdout() -> None:
+    """It says "1 compiler directives added" as it starts: on standard error, not among kdiag's output."""
+    import shutil
+    import subprocess
+
+    java = shutil.which("java")
+    assert java, "the fleet's tests need Java"
+    run = subprocess.run([java, *jvm.compiler_directives(), "-version"], capture_output=True, text=True, timeout=120)
+    assert jvm.compiler_directives()[-1] == f"-XX:CompilerDirectivesFile={jvm.DIRECTIVES}"
+    assert run.returncode == 0 and run.stdout == "" and "1 compiler directives added" in run.stderr
+
+
+def test_the_jit_directives_go_to_a_large_analysis_only() -> None:
+    from kdiag.fleet.job import SMALL_JVM_OPTIONS, driver_java_options
+
+    large = driver_java_options(small=False, directives=True, verbose=True)
+    assert f"-XX:CompilerDirectivesFile={jvm.DIRECTIVES}" in large and SMALL_JVM_OPTIONS not in large
+    small = driver_java_options(small=True, directives=True, verbose=True)
+    assert SMALL_JVM_OPTIONS in small and not any("Directives" in option for option in small)
+    assert not any("Directives" in option for option in driver_java_options(small=False, directives=False,
+                                                                              verbose=False))
