@@ -297,12 +297,23 @@ def spark_session(options: AnalyzeOptions, *, kafka: bool, small: bool = False, 
     else:
         spark = _quietly(builder.getOrCreate)
     spark.sparkContext.setLogLevel("INFO" if options.verbose else "ERROR")
+    if options.verbose:  # PySpark is a shell to Spark 4.0: its console filter keeps dropping INFO after setLogLevel,
+        spark_info_shown(spark)  # except from loggers configured by name
     if launched:
         given = dict(spark.sparkContext.getConf().getAll())
         for key, value in SETTINGS.items():
             if key not in given:
                 spark.conf.set(key, value)
     return spark
+
+
+def spark_info_shown(spark: Any) -> None:
+    """Spark's own INFO log on the console (``--verbose``): Spark 4.0 installs SparkShellLoggingFilter on the console
+    of a shell, PySpark's included, and it drops events under the shell's WARN from every logger that has no level of
+    its own, root level INFO or not; a level set by name (Spark's, and the Kafka source's clients') passes it."""
+    jvm = spark.sparkContext._jvm
+    for name in ("org.apache.spark", "org.apache.kafka"):  # Kafka's clients print their settings, secrets [hidden]
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(name, jvm.org.apache.logging.log4j.Level.INFO)
 
 
 # --- reading and classifying --------------------------------------------------------------------

@@ -85,3 +85,16 @@ def test_one_report_id_on_two_different_reports_counts_once(tmp_path: Path) -> N
     assert run.exit_code == 0, run.stderr
     assert sum(v["reports"] for v in read_table(tmp_path / "out", "vantages")) == 2
     assert _json.loads(lines[2])["report_id"] == _json.loads(lines[3])["report_id"]
+
+
+def test_verbose_shows_sparks_own_info_log(tmp_path: Path) -> None:
+    """``--verbose`` shows Spark's INFO log: Spark 4.0's console filter for shells (PySpark is one to it) dropped it
+    after setLogLevel("INFO"), so --verbose showed only warnings; a level set by logger name passes the filter."""
+    from kdiag.fleet.generate import GenerateOptions, generate
+    from tests.kdiag_cli import run_kdiag
+
+    generate(GenerateOptions(reports=200, clusters=2, vantages=2, out=tmp_path / "fleet", seed=3))
+    run = run_kdiag("fleet", "analyze", str(tmp_path / "fleet"), "--out", str(tmp_path / "out"), "--verbose",
+                    timeout=600)
+    assert run.exit_code == 0, run.stderr[-2000:]
+    assert " INFO SparkContext: " in run.stderr or " INFO DAGScheduler: " in run.stderr
