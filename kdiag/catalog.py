@@ -181,7 +181,7 @@ ENTRY_TEXTS: dict[str, EntryText] = {
     "ADVERTISED_WRONG_BROKER": EntryText(
         "An advertised endpoint is reachable but answers as another broker or another cluster (port mappings "
         "crossed, a load balancer, a stale DNS record). explain: NOT_LEADER_OR_FOLLOWER and NOT_COORDINATOR "
-        "answers together, as a reading.",
+        "answers together, or a send that failed on NOT_LEADER_OR_FOLLOWER, as a reading.",
         (ADVERTISED, EXPLAIN),
         "Point each advertised endpoint at its own broker (check port mappings and DNS records)."),
     "PARTIAL_CLUSTER": EntryText(
@@ -219,8 +219,9 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "address literal, or pin the client's broker.address.family."),
     "LOAD_BALANCED_BOOTSTRAP": EntryText(
         "The bootstrap address is one round-robin load balancer for all brokers: fresh connections reach "
-        "different brokers, and requests for a partition land on the wrong one.",
-        (ADVERTISED,),
+        "different brokers, and requests for a partition land on the wrong one. explain: a send that failed on "
+        "NOT_LEADER_OR_FOLLOWER, as a reading.",
+        (ADVERTISED, EXPLAIN),
         "Give each broker its own advertised address (one load balancer or port per broker); keep the shared "
         "one for the bootstrap only."),
     "INGRESS_DEFAULT_BACKEND": EntryText(

@@ -32,17 +32,18 @@ from kdiag.explain.builders import BUILDERS
 from kdiag.explain.builders.advertised import from_metadata
 from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_refused
 from kdiag.explain.builders.ingress import default_backend_reading, http_inside_tls
-from kdiag.explain.builders.partial import partial_cluster
+from kdiag.explain.builders.partial import partial_cluster, partly_down
 from kdiag.explain.closing import handshake_cut_after_a_certificate
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
-from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles, family_split_reading, hedged,
-                                    heap_exhausted, ipv6_refused, likely, loopback_advertised, loopback_name,
+from kdiag.explain.family_split import (family_split_reading, ipv6_of_a_name, ipv6_only_refused, ipv6_refused,
+                                        loopback_name, split_readings)
+from kdiag.explain.readings import (OR, OTHER_SERVICES, alternative, both_roles, hedged, heap_exhausted, likely,
                                     mixed_listeners, or_reading, or_readings, other_readings, same_machine,
                                     terminated_during_authentication)
 from kdiag.explain.shared import client_said
 from kdiag.explain.sightings import (ADVERTISED, ANSWERED_ELSEWHERE, BOOTSTRAP, BROKER_CLOSED, BROKER_ROLES, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING,
-                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, GO, KAFKAJS, NONROUTABLE, NOT_KAFKA, NO_LEADER,
+                                     CLIENT_CERT_REFUSED, CONNECT, CONSEQUENCES, COORDINATOR, NONROUTABLE, NOT_KAFKA, NO_LEADER,
                                      KERBEROS_PRINCIPAL, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOO_LARGE, TOPIC_MISSING, UNKNOWN, VERSION_GAP)
@@ -54,11 +55,6 @@ from kdiag.report import BrokerReport
 
 # Kinds of host a broker advertises by default and a client elsewhere cannot use.
 ADVERTISED_KINDS = (EC2_INTERNAL, CONTAINER_ID, KUBERNETES, SINGLE_LABEL, UNSPECIFIED)
-# Clients whose refused connect names one address of a name and says nothing of its others: Node's net.connect (kafkajs)
-# tries the first address the lookup gives (Node 20's autoSelectFamily, when it tries them all, words its error
-# without one), Go's dialer tries them all and reports the first one's error. librdkafka, Java, kafka-python and telnet
-# log each address they try, so a localhost refused on ::1 alone there means 127.0.0.1 answered.
-ONE_ADDRESS_CLIENTS = (KAFKAJS, GO)
 _TCP_ID = {"refused": "BOOTSTRAP_REFUSED", "timeout": "BOOTSTRAP_TIMEOUT", "unreachable": "BOOTSTRAP_UNREACHABLE"}
 _CONNECTIVITY = ("BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_UNREACHABLE",
                  "ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE", "ADVERTISED_NONROUTABLE",
@@ -130,11 +126,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
         # a line naming the broker's node id: that broker is down, and, when it is the one broker, the bootstrap too
         down = BUILDERS["ADVERTISED_UNREACHABLE"](alternative(subject, subject.role, "ADVERTISED_UNREACHABLE", ""), context)
         return same_machine(built, down, subject, more=[refused])
-    if built.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT" and subject.role in BROKER_ROLES and not any(
-            classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):  # a loopback the metadata gave
-        loopback = BUILDERS["ADVERTISED_LOOPBACK"](replace(subject, finding_id="ADVERTISED_LOOPBACK"), context)
-        return loopback_advertised(loopback, built, subject, bool(context.bootstrap), subject.port in loopback_refused)
-    if CONNECT in subject.symptoms and _ipv6_of_a_name(subject) and built.id != "ADVERTISED_ADDRESS_FAMILY_SPLIT":
+    if built.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT":  # ::1 refused: what the paste shows of the bootstrap decides
+        return split_readings(built, subject, context, BUILDERS, subject.port in loopback_refused)
+    if CONNECT in subject.symptoms and ipv6_of_a_name(subject):
         split = BUILDERS["ADVERTISED_ADDRESS_FAMILY_SPLIT"](subject, context)
         return ipv6_refused(built, split, subject)
     if subject.finding_id == "BOOTSTRAP_REFUSED" and loopback_name(subject.host) and not subject.addresses \
@@ -158,7 +152,7 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
             or_reading(guessed, BUILDERS[i](alternative(subject, subject.role, i, subject.role_from or ""), context))
             for i in other_readings(built, subject) if not (i == "SASL_REQUIRED" and facts.sasl)]
         return [guessed, *shown, *others]
-    if subject.finding_id == "ADVERTISED_UNREACHABLE" and subject.status == "refused" and subject.node_id is not None:
+    if partly_down(subject, context):  # a refused broker while another answered
         return [built, hedged(partial_cluster(subject, context), OR, "", readings=[built.id, "PARTIAL_CLUSTER"])]
     return [built]
 
@@ -224,7 +218,7 @@ def _one_address_refused(built: Finding, subject: Subject) -> Finding:
 def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
     """Groups → subjects: the role and id of each, groups of the same id and endpoint merged."""
     # a group that names no address or topic joins one of the same id that does, whichever line came first
-    groups = sorted(groups, key=lambda g: g.first.host is None and g.first.topic is None)
+    groups = sorted(groups, key=lambda g: (g.first.host is None and g.first.topic is None, g.first.port is None))
     metadata_seen = bool(facts.brokers) or any(ADVERTISED in g.roles for g in groups)
     merged: dict[tuple[object, ...], Subject] = {}
     for group in groups:
@@ -234,6 +228,8 @@ def _subjects(groups: Iterable[Group], facts: Facts) -> list[Subject]:
         key = (finding_id, normalise_host(first.host) if first.host else first.topic, first.port)
         if first.host is None and first.topic is None:  # "No resolvable bootstrap urls", a PKIX error
             key = next((k for k in merged if k[0] == finding_id), key)  # joins the finding that names the host
+        elif first.host is not None and first.port is None:  # a name alone (Java's Selector: host/ip): joins its port's
+            key = next((k for k in merged if k[:2] == key[:2]), key)
         subject = merged.get(key)
         host, port = first.host, first.port
         if host is None and node_id is not None and node_id in facts.brokers:  # "node with id 1001": its address
@@ -306,13 +302,15 @@ def _node_of(facts: Facts, host: str | None, port: int | None) -> int | None:
 
 def _finding_id(group: Group, role: str, facts: Facts) -> str:
     first = group.first
-    kind = classify_host(first.host).kind if first.host else None
-    if first.symptom == NONROUTABLE or (first.symptom in (RESOLVE, CONNECT) and kind == UNSPECIFIED):
+    kind = classify_host(first.host).kind if first.host is not None else None  # "": a broker that advertised no host
+    bootstrap = BOOTSTRAP in group.roles or (first.host is not None and not group.roles & set(BROKER_ROLES) and any(
+        normalise_host(e.host) == normalise_host(first.host) for e in facts.bootstrap))  # the client's own setting
+    if first.symptom == NONROUTABLE or (first.symptom in (RESOLVE, CONNECT) and kind == UNSPECIFIED and not bootstrap):
         return "ADVERTISED_NONROUTABLE"
     if first.symptom == RESOLVE:
         return "BOOTSTRAP_UNRESOLVABLE" if role == BOOTSTRAP else "ADVERTISED_UNRESOLVABLE"
     if first.symptom == CONNECT:
-        if _ipv6_only_refused(group, kind, first.host):
+        if ipv6_only_refused(group, kind, first.host):
             return "ADVERTISED_ADDRESS_FAMILY_SPLIT"
         if role == BOOTSTRAP:
             return _TCP_ID.get(first.status or "", "BOOTSTRAP_REFUSED")
@@ -324,25 +322,3 @@ def _finding_id(group: Group, role: str, facts: Facts) -> str:
     if first.symptom == NOT_KAFKA and http_inside_tls(group) and first.port not in OTHER_SERVICES:
         return "INGRESS_DEFAULT_BACKEND"  # HTTP inside TLS: an ingress's default backend, not a known HTTPS service
     return _SYMPTOM_ID[first.symptom]
-
-
-def _ipv6_of_a_name(subject: Subject) -> bool:
-    """Refused on IPv6 addresses only, of a name that is not loopback (that case is _ipv6_only_refused's)."""
-    host = subject.host
-    return (subject.status == "refused" and host is not None and bool(subject.addresses)
-            and not classify_host(host).is_ip and all(":" in a for a in subject.addresses))
-
-
-def _ipv6_only_refused(group: Group, kind: str | None, host: str | None) -> bool:
-    """A loopback name (localhost) whose refused connects are all to IPv6 addresses: its IPv4 address answers,
-    so the broker listens on IPv4 only (librdkafka logs each address it tries as ipv4# or ipv6#). A refused ::1
-    alone (a coordinator's line names no host) is the same: clients reach ::1 through the name localhost."""
-    first = group.first
-    if first.status != "refused" or kind != LOOPBACK or host is None or not group.addresses:
-        return False
-    if all(client in ONE_ADDRESS_CLIENTS for client in group.clients):
-        return False  # the client names one address of the name: nothing says another answered
-    if not classify_host(host).is_ip:
-        return all(":" in address for address in group.addresses)
-    return all(address.strip("[]") == "::1" for address in group.addresses)
-

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.reader import LogLine
@@ -67,6 +67,9 @@ class Group:
 
     def add(self, number: int, text: str, sighting: Sighting) -> None:
         self.count += 1
+        if self.first.guess and not sighting.guess:  # a line says plainly what the first only let one guess
+            self.first = replace(sighting, **{f.name: getattr(self.first, f.name) for f in fields(sighting)
+                                              if getattr(sighting, f.name) is None and f.name != "guess"})
         if len(self.times) < MAX_TIMES and (when := time_of(text)) is not None:
             self.times.append(when)
         if sighting.up_ms is not None and self.first.up_ms is None:  # librdkafka's FAIL line after its REQTMOUT
@@ -99,7 +102,7 @@ class Group:
 
 
 def group_key(sighting: Sighting) -> tuple[object, ...]:
-    host = normalise_host(sighting.host) if sighting.host else None
+    host = normalise_host(sighting.host) if sighting.host is not None else None  # "": a host advertised empty
     status = sighting.status if sighting.symptom == CONNECT else None  # refused and timed out are two findings
     return sighting.symptom, host, sighting.port, status, sighting.topic
 
@@ -124,13 +127,15 @@ class Facts:
     listener_sasl: bool = False  # the broker's side of the paste shows a SASL listener (clients.broker_configs)
     listener_tls: bool = False  # ... a TLS listener
     retried: bool = False  # the client says it retried, each time on a new connection (kafkajs's retryCount)
+    metadata: bool = False  # a line shows the cluster's metadata answer arrived (its partitions' errors, its brokers)
     replicas: int = 0  # the broker replicas a chart's values or a manifest asks for
     unpaired: list[tuple[int, Endpoint, str]] = field(default_factory=list)  # advertised listeners with no broker id
     taken: list[tuple[int, int, Endpoint, str]] = field(default_factory=list)  # an address another broker id holds
+    connected: set[tuple[str, int | None]] = field(default_factory=set)  # endpoints a line shows connected (host, port)
 
     def add(self, number: int, text: str, fact: Fact) -> None:
         if fact.kind in ("kerberos", "sasl", "sasl_setting", "sasl_reauth", "tls", "security", "listener_sasl",
-                         "listener_tls", "retried"):
+                         "listener_tls", "retried", "metadata"):
             self._add_setting(fact)
             return
         if fact.kind == "topic":
@@ -141,6 +146,10 @@ class Facts:
             self.replicas = max(self.replicas, int(fact.name or 0))
             return
         if fact.host is None:
+            return
+        if fact.kind == "connected":  # telnet's "Connected to h.", librdkafka's state CONNECT -> APIVERSION_QUERY
+            if len(self.connected) < MAX_FACTS:
+                self.connected.add((normalise_host(fact.host), fact.port))
             return
         endpoint = Endpoint(fact.host, fact.port or 9092)
         if fact.kind == "taken_endpoint" and fact.node_id is not None:
@@ -174,6 +183,8 @@ class Facts:
             self.listener_tls = True
         elif fact.kind == "retried":
             self.retried = True
+        elif fact.kind == "metadata":
+            self.metadata = True
         elif fact.kind == "security" and self.security is None:
             self.security = fact.name
 

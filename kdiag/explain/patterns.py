@@ -26,16 +26,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, generic, go, go_gave_up,
-                                   hangups, in_use, java, java_gave_up, java_partitions, java_states, kafka_errors,
-                                   kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut, librdkafka_debug,
-                                   librdkafka_errors, librdkafka_old, lua, net_tools, openssl, other_servers, ruby,
-                                   sasl_answers, sizes, versions)
+from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, erlang, framework_topics, generic, go,
+                                   go_gave_up, hangups, in_use, java, java_connecting, java_gave_up, java_partitions,
+                                   java_states, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut,
+                                   librdkafka_debug, librdkafka_errors, librdkafka_old, lua, net_tools, openssl,
+                                   other_servers, ruby, sasl_answers, sizes, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
                            *librdkafka_debug.PATTERNS, *librdkafka_errors.PATTERNS, *sasl_answers.PATTERNS,
-                           *java.PATTERNS, *java_gave_up.PATTERNS, *java_states.PATTERNS, *java_partitions.PATTERNS,
+                           *framework_topics.PATTERNS, *java_connecting.PATTERNS, *java.PATTERNS,
+                           *java_gave_up.PATTERNS, *java_states.PATTERNS, *java_partitions.PATTERNS,
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS,
                            *go_gave_up.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
@@ -102,7 +103,7 @@ def _unique(items: list[Item]) -> list[Item]:
     unique = []
     # A failure read without its topic or endpoint, beside the same failure read with one (Kafka's error words
     # read by kafka_errors, in a line a family's pattern also reads), says less: it goes.
-    placed = {item.symptom for item in items if isinstance(item, Sighting) and (item.topic or item.host)}
+    placed = {item.symptom for item in items if isinstance(item, Sighting) and (item.topic or item.host is not None)}
     items = [item for item in items
              if not (isinstance(item, Sighting) and item.topic is None and item.host is None and item.symptom in placed)]
     # What a catch-all pattern read (any.error_eof) says less than what a family's own pattern read in the line.

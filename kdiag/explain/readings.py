@@ -22,13 +22,12 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.diagnose.wording import join_words
 from kdiag.diagnose.rule import finding
 from kdiag.explain.clients.sasl_answers import OWN_WORDS
 from kdiag.explain.shared import consequence_sentence, with_confirm
 from kdiag.explain.observations import Group
-from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, NOT_IN_METADATA, UNKNOWN, Sighting
+from kdiag.explain.sightings import ANY, BOOTSTRAP, HEAP_EXHAUSTED, HEDGE, NOT_IN_METADATA, UNKNOWN, Sighting
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -39,6 +38,9 @@ LIKELY, OR, MAYBE = "Likely: ", "Or: ", "Maybe: "
 # What else a line that is a guess can mean, per the finding it suggests.
 _SLOW_PATH = ("the path is only slow (a VPN, a distant region) and the application gave up before the connect completed: "
               "librdkafka says a connect timed out in its own words after socket.connection.setup.timeout.ms (30 s)")
+_JAVA_LOOKUP = ("the name exists but its lookup failed for a moment (a resolver that timed out): the Java client words "
+                "any failed lookup of a node's host so (kafka-clients 2.1 and 2.2 as `No entry found for connection N`, "
+                "KAFKA-7974, fixed in 2.2.1, losing the name it was)")
 OTHER_CAUSES = {
     "SASL_REQUIRED": ("the client and the broker disagree on the protocol's versions (a client release that asks an "
                       "old broker for what it does not answer: librdkafka 2.6.0 against Kafka 2.x did), or the "
@@ -61,12 +63,7 @@ OTHER_CAUSES = {
     "NOT_KAFKA+zookeeper": ("a real ZooKeeper client connects after it saw a newer ensemble member, or one older than "
                          "the server"),
     "ADVERTISED_UNRESOLVABLE": "the name is the client's own bootstrap address, mistyped or not in this network's DNS",
-    "ADVERTISED_UNRESOLVABLE+java": ("the name exists but the lookup failed for a moment (a resolver that timed out): "
-                                     "kafka-clients 2.1 and 2.2 throw it for any failed lookup of a node's host "
-                                     "(KAFKA-7974, fixed in 2.2.1), and lose the name it was"),
-    "BOOTSTRAP_UNRESOLVABLE+java": ("the name exists but the lookup failed for a moment (a resolver that timed out): "
-                                    "kafka-clients 2.1 and 2.2 throw it for any failed lookup of a node's host "
-                                    "(KAFKA-7974, fixed in 2.2.1), and lose the name it was"),
+    "ADVERTISED_UNRESOLVABLE+java": _JAVA_LOOKUP, "BOOTSTRAP_UNRESOLVABLE+java": _JAVA_LOOKUP,
     "TLS_CERT_UNTRUSTED": ("the CA is trusted but the name the client connects to is not in the broker's certificate "
                            "(hostname verification)"),
     "TLS_CERT_UNTRUSTED+openssl": ("the client trusts that issuer itself (the intermediate given to it, or a root that "
@@ -78,6 +75,8 @@ OTHER_CAUSES = {
                      "machine) and then reports that broker's partitions as having no leader"),
     "TOPIC_NOT_FOUND": ("the topic exists but none of its partitions has a leader (LEADER_NOT_AVAILABLE: no in-sync "
                         "replica alive to lead it)"),
+    "TOPIC_NOT_FOUND+java": ("the topic's describeTopics failed for another reason within the check's timeout (Spring Kafka's "
+                             "missingTopicsFatal counts any failure): no broker answered in time, or it is not authorized"),
     "BOOTSTRAP_TIMEOUT+go": ("the connection was made but the TLS handshake never finished within the dial timeout (a "
                              "listener that does not answer TLS, a proxy holding the connection)"),
     "ADVERTISED_UNREACHABLE+go": ("the connection was made but the TLS handshake never finished within the dial "
@@ -129,10 +128,12 @@ def likely(built: Finding, subject: Subject) -> Finding:
     """A finding whose lines are the client's own guess (``subject`` says which words)."""
     guess = subject.first("guess") or ""
     others = OTHER_CAUSES.get(f"{built.id}+{subject.clients[0]}" if subject.clients else built.id) or \
-        OTHER_CAUSES.get(built.id, "another cause the same words cover")
+        OTHER_CAUSES.get(built.id, "something else fails at the same step")
     confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
-    words = (f"The client's own words are a guess (`{guess}`), so this is the likely reading, not a certainty: "
-             f"the same words also come when {others}. `{confirm}` on the client's machine decides.")
+    said = (f"The client's own words are a guess (`{guess}`)" if HEDGE.search(guess) else
+            f"The client's words (`{guess}`) do not name the cause, only where it surfaced")
+    words = (f"{said}, so this is the likely reading, not a certainty: the same words also come when {others}. "
+             f"`{confirm}` on the client's machine decides.")
     if OWN_WORDS in guess:  # the broker's reason, not the client's guess (clients.sasl_answers)
         words = (f"The broker's words (`{guess}`) do not say the credentials were wrong, so this is the likely reading, "
                  f"not a certainty. `{confirm}` on the client's machine shows the broker's answer.")
@@ -266,16 +267,6 @@ def alternative(subject: Subject, role: str, finding_id: str, role_from: str) ->
     return replace(subject, role=role, finding_id=finding_id, role_from=role_from)
 
 
-def ipv6_refused(primary: Finding, other: Finding, subject: Subject) -> list[Finding]:
-    """A name refused on its IPv6 addresses only: the broker is down or refuses there (``primary``), or it listens on
-    IPv4 only and the client never tried the name's IPv4 address (``other``, ADVERTISED_ADDRESS_FAMILY_SPLIT)."""
-    confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
-    said = (f"Every refused connect to {subject.where} went to an IPv6 address; if the name also has an IPv4 address "
-            "and the broker listens on IPv4 only, that is the whole failure. The other reading is {other}. "
-            f"`{confirm}` decides: it connects to each address of the name.")
-    return likely_or(primary, other, said)
-
-
 def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Sequence[Finding] = ()) -> list[Finding]:
     """A broker advertises a loopback address and the log does not show the bootstrap: a client elsewhere sent to
     itself, or a client on the broker's machine whose broker is down there: its one broker, the bootstrap's address
@@ -284,48 +275,14 @@ def same_machine(primary: Finding, other: Finding, subject: Subject, *, more: Se
     confirm = str(primary.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
     there = (" and bootstraps through the same address, the broker there is down" if subject.node_id is None else
              f", broker {subject.node_id} there is down or not listening (and when it is the one broker, the "
-             "bootstrap address that names it is refused too)")
+             "bootstrap address that names it is refused too), or the client bootstraps through another port published "
+             "or forwarded to it (a Docker ports: mapping such as 9091:9092) and the broker advertises its own port, "
+             "which nothing publishes")
     said = (f"{subject.where} is loopback and the log does not show the client's bootstrap address: if the client "
             "runs elsewhere, the broker advertises an address that sends it to itself; if it runs on the broker's "
             f"machine{there}. The other reading is {{other}}. `{confirm}`, with the client's bootstrap.servers, "
             "decides.")
     return likely_or(primary, other, said, more=more)
-
-
-def loopback_advertised(loopback: Finding, split: Finding, subject: Subject, bootstrap_shown: bool,
-                        ipv4_refused: bool) -> list[Finding]:
-    """A loopback address the cluster's metadata gave (``host:port/1``, a coordinator) refused on IPv6 (::1): a broker
-    elsewhere that advertises localhost sends the client to itself, where nothing listens (``loopback``); or the broker
-    runs on the client's machine and listens on IPv4 only (``split``). The likely one is ``loopback`` when the paste
-    shows the bootstrap is not loopback or the IPv4 loopback refused too, else ``split``. (A loopback bootstrap, the
-    client on the broker's machine, is the split alone, decided before this.)"""
-    shown = ("the client's bootstrap address is not loopback, so the broker is likely on another machine"
-             if bootstrap_shown else "the log also shows the IPv4 loopback refused" if ipv4_refused else
-             "the paste does not show the client's bootstrap address")
-    said = (f"The cluster's metadata sent the client to {subject.where}, loopback, and a connect to its IPv6 address "
-            f"::1 was refused; {shown}. A broker elsewhere that advertises localhost sends every client to itself, "
-            "where ::1 and 127.0.0.1 are both refused; a broker on the client's own machine that listens on IPv4 only "
-            "refuses ::1 alone. The other reading is {other}. `kdiag bootstrap <bootstrap.servers>`, with the client's "
-            "bootstrap.servers, decides: it connects to the bootstrap, then to every address the metadata advertises.")
-    if bootstrap_shown or ipv4_refused:
-        return likely_or(loopback, split, said)
-    return likely_or(split, loopback, said)
-
-
-def loopback_name(host: str | None) -> bool:
-    """A loopback address given by name (localhost), which resolves to ::1 as well as 127.0.0.1."""
-    return host is not None and not classify_host(host).is_ip and classify_host(host).kind == LOOPBACK
-
-
-def family_split_reading(refused: Finding, split: Finding, subject: Subject) -> list[Finding]:
-    """A connection to localhost (by name) refused, no line saying on which address: the refusal is certain, and
-    a broker bound to IPv4 only refusing the name's IPv6 address (::1, which many systems try first) is a reading."""
-    confirm = str(refused.evidence.get("confirm") or "kdiag bootstrap localhost:9092")
-    said = (f"No line says which of {subject.where}'s addresses was refused. {subject.host} resolves to ::1 and to "
-            "127.0.0.1, and a broker listening on IPv4 only (listeners=PLAINTEXT://127.0.0.1:9092, or a container's "
-            f"IPv4 port mapping) refuses ::1, which clients often try first. `{confirm}` decides: it connects to each "
-            "address.")
-    return [refused, hedged(split, OR, said, readings=[refused.id, split.id])]
 
 
 def topic_missing(context: Context, builders: Mapping[str, Builder]) -> list[Finding]:

@@ -5,6 +5,7 @@ it, and the implied report around one connection's TLS handshake, SASL exchange 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from kdiag.diagnose.hosts import classify_host
@@ -39,13 +40,16 @@ def client_said(subject: Subject) -> str:
     who = join_words(CLIENT_NAMES.get(c, c) for c in subject.clients) or "the client"
     who = who[0].upper() + who[1:] if who.startswith("the ") else who
     times = f" ({subject.count} lines)" if subject.count > 1 else ""
-    return f"{who} logged `{quote(subject)}`{times}."
+    said = quote(subject)
+    windows = (" (`Unknown error` is a refused connect on Windows: librdkafka words it with the C runtime's strerror, "
+               "which names no Winsock code.)" if subject.status == "refused" and "failed: Unknown error" in said else "")
+    return f"{who} logged `{said}`{times}.{windows}"
 
 
 def consequence_sentence(context: Context) -> str:
     if not context.consequences:
         return ""
-    said = "; ".join(f"`{quote(g)}`" for g in context.consequences[:3])
+    said = "; ".join(dict.fromkeys(f"`{quote(g)}`" for g in _one_per_line(context.consequences)[:3]))
     return f" That is also why the log goes on to say {said}: those lines report the failure, this is its cause."
 
 
@@ -66,9 +70,19 @@ def evidence(subject: Subject, context: Context, confirm: str, **extra: Any) -> 
     data.update(extra)
     if context.consequences:
         data["consequences"] = [{"line": g.examples[0][1], "line_number": g.examples[0][0], "count": g.count}
-                                for g in context.consequences[:MAX_EXAMPLES] if g.examples]
+                                for g in _one_per_line(context.consequences)[:MAX_EXAMPLES]]
     data["confirm"] = confirm
     return data
+
+
+def _one_per_line(groups: Sequence[Group]) -> list[Group]:
+    """The consequences, each line once: one line can say two (kcat's ``Failed to acquire metadata: Local: Broker
+    transport failure`` is a metadata request failed and no broker up)."""
+    first: dict[int, Group] = {}
+    for group in groups:
+        if group.examples:
+            first.setdefault(group.examples[0][0], group)
+    return list(first.values())
 
 
 def with_confirm(fix: str, confirm: str) -> str:

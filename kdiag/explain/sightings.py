@@ -55,6 +55,7 @@ CONNECTION_CLOSED = "connection_closed"  # kafkajs: Closed connection; Sarama: E
 ADVERTISED_DOWN = "advertised_down"  # Python clients: No connection to node with id 1001 (no reason given)
 FLUSH_TIMEOUT = "flush_timeout"  # Kafka Connect: a source task's producer did not flush its records in time
 HEAP_EXHAUSTED = "heap_exhausted"  # a JVM's OutOfMemoryError: Java heap space, no frame says where
+SEND_FAILED = "send_failed"  # Java: Error when sending message to topic T; Spring Kafka: Failed to send (the cause below)
 
 # Answers that the request belongs to another broker: transient while leaders move, and every time when a broker's
 # address reaches another broker. Neither a cause nor a consequence alone (``misdirected`` reads them together).
@@ -63,7 +64,8 @@ NOT_COORDINATOR = "not_coordinator"  # NOT_COORDINATOR (16): this broker does no
 ANSWERED_ELSEWHERE = frozenset({NOT_LEADER, NOT_COORDINATOR})
 
 CONSEQUENCES = frozenset({MESSAGE_TIMEOUT, EXPIRED_BATCH, NOT_IN_METADATA, ALL_DOWN, NO_NODE, METADATA_FAILED,
-                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT, HEAP_EXHAUSTED})
+                          BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, ADVERTISED_DOWN, FLUSH_TIMEOUT, HEAP_EXHAUSTED,
+                          SEND_FAILED})
 HUNG_UP = frozenset({CONNECTION_CLOSED, BOOTSTRAP_DISCONNECTED})  # the consequences that say only the broker hung up
 
 # Roles of the endpoint a line is about.
@@ -86,6 +88,12 @@ ANY = "any"  # Kafka's own error text, the same in every client
 OPENSSL = "openssl"  # openssl s_client's report of a broker's TLS (the chain it sent)
 TOOL = "tool"  # telnet, netcat, curl: a user trying a broker's address by hand
 OTHER = "other"  # a client of no family above (Erlang/Elixir, Ruby, Rust, Dart, .NET, kafka-node): its runtime's words
+
+
+HEDGE = re.compile(r"\b(?:may|might|could|possibly|probably|likely|perhaps|maybe|seems?|suspect|make sure)\b|\?",
+                   re.IGNORECASE)
+"""A client's own hedge ("Broker may not be available", "might be caused by"): its words guess the cause; other words
+a sighting keeps as ``guess`` (``No entry found for connection 2``) are where a cause surfaced, not a guess at it."""
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,8 @@ from kdiag.explain.clients.librdkafka_errors import NO_BROKER_UP
 from kdiag.explain.closing import CLOSING, closed_connection, closing_readings
 from kdiag.explain.connection_age import after_use
 from kdiag.explain.observations import Group
-from kdiag.explain.readings import MAYBE, Builder, hedged, loopback_name, topic_missing, well_known_port
+from kdiag.explain.family_split import loopback_name
+from kdiag.explain.readings import MAYBE, Builder, hedged, topic_missing, well_known_port
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
                                      EXPIRED_BATCH, FLUSH_TIMEOUT, GO, JAVA, KAFKA_PYTHON, LIBRDKAFKA, NO_NODE, NOT_IN_METADATA, OTHER, UNKNOWN)
 from kdiag.explain.subject import Context, Subject

@@ -14,7 +14,7 @@ from kdiag.report import Endpoint
 from probes.hostport import hostport
 
 # What each family does with a name's other addresses once one is refused: what the paste's client will do next, in
-# its own terms (findings.ONE_ADDRESS_CLIENTS: the families whose line names one address and says nothing of the others).
+# its own terms (family_split.ONE_ADDRESS_CLIENTS: the families whose line names one address and says nothing of the others).
 _NEXT_ADDRESS = {
     LIBRDKAFKA: ("librdkafka takes the next address on every reconnect, so every other connect fails (`1/1 brokers are "
                  "down` in between), while kcat -L and a first produce may work: it looks like a flaky broker."),

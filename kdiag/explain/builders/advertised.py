@@ -83,8 +83,9 @@ def advertised_unreachable(subject: Subject, context: Context) -> Finding:
              from_metadata_sentence(subject, context)]
     if JAVA in subject.clients and status == "refused":
         parts.append(JAVA_REFUSED)
-    same_host = [e for e in context.bootstrap if normalise_host(e.host) == normalise_host(host)
-                 and e.port != (subject.port or 9092)]
+    loopback = classify_host(host).kind == LOOPBACK  # localhost, 127.0.0.1 and ::1 are one machine: this one
+    same_host = [e for e in context.bootstrap if e.port != (subject.port or 9092) and (
+        normalise_host(e.host) == normalise_host(host) or loopback and classify_host(e.host).kind == LOOPBACK)]
     if same_host:
         parts.append(f"The client bootstrapped through {same_host[0]}, the same host on another port: the broker "
                      "advertises the port it listens on inside, not the one published or forwarded to the outside "
@@ -102,19 +103,25 @@ def advertised_unreachable(subject: Subject, context: Context) -> Finding:
 
 
 def advertised_nonroutable(subject: Subject, context: Context) -> Finding:
-    host = subject.host or "0.0.0.0"
+    host = "0.0.0.0" if subject.host is None else subject.host
     broker_log = NONROUTABLE in subject.symptoms
     who = named_broker(subject) if subject.node_id is not None else "The broker"
+    why = (_EMPTY_HOST if not host else "Kafka refuses to start with it (`advertised.listeners cannot use the "
+           "nonroutable meta-address 0.0.0.0.`); a client that sees it got it from a proxy, or from a bind address "
+           "copied into the advertised one.")
     parts = [client_said(subject), f"{who} {'was configured to advertise' if broker_log else 'advertises'} "
-             f"{subject.where}, {classify_host(host).description}. Kafka refuses to start with it "
-             "(`advertised.listeners cannot use the nonroutable meta-address 0.0.0.0.`); a client that sees it got "
-             "it from a proxy, or from a bind address copied into the advertised one.",
-             consequence_sentence(context).strip()]
+             f"{subject.where}, {classify_host(host).description}. {why}", consequence_sentence(context).strip()]
     target = broker(subject.node_id, host, subject.port or 9092)
     fix = rule_fix(context.implied(subject, brokers=[target]), "ADVERTISED_NONROUTABLE")
     confirm = context.confirm()
-    return finding("ADVERTISED_NONROUTABLE", "error", f"{host} is advertised: no client can connect to it",
+    title = f"{host} is advertised" if host else f"{named_broker(subject)} advertises {subject.where}, with no host"
+    return finding("ADVERTISED_NONROUTABLE", "error", f"{title}: no client can connect to it",
                    " ".join(p for p in parts if p), evidence(subject, context, confirm), with_confirm(fix, confirm))
+
+
+_EMPTY_HOST = ("Apache Kafka puts the machine's own name in a listener left without a host (`PLAINTEXT://:9092`) before "
+               "advertising it; a Kafka-compatible server that does not, or a proxy, hands clients the port alone, and "
+               "they cannot resolve or dial it (librdkafka names such a broker `:port/id`).")
 
 
 # --- what only the metadata shows (kcat -L) -------------------------------------------------------------
@@ -132,7 +139,7 @@ def from_metadata(context: Context, subjects: Sequence[Subject]) -> list[Finding
     them failing, and brokers that list one address twice. Each list is read with the bootstrap it
     came through."""
     facts = context.facts
-    failed = {(normalise_host(s.host), s.port) for s in subjects if s.host}
+    failed = {(normalise_host(s.host), s.port) for s in subjects if s.host is not None}
     by_list: dict[tuple[str, tuple[Endpoint, ...]], list[tuple[int, int, Endpoint]]] = {}
     shared: dict[tuple[tuple[Endpoint, ...], str, int], list[tuple[int, int]]] = {}
     for line, node_id, endpoint, _ in facts.listed:

@@ -3,7 +3,7 @@ address does not resolve, or does not accept the connection."""
 
 from __future__ import annotations
 
-from kdiag.diagnose.hosts import LOOPBACK, classify_host, normalise_host
+from kdiag.diagnose.hosts import LOOPBACK, UNSPECIFIED, classify_host, normalise_host
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
 from kdiag.diagnose.wording import join_words
@@ -22,18 +22,22 @@ def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
     kind = classify_host(endpoint.host)
     explanation = (f"{client_said(subject)} {endpoint.host} is in the client's bootstrap.servers, and resolving it "
                    f"on the client's machine gave {dns_meaning(DnsResult(endpoint.host, status))}.")
-    if kind.local_only:
+    title = f"The client cannot resolve its bootstrap host {endpoint.host}"
+    if subject.host == "":  # librdkafka's ":9092/bootstrap": a port alone
+        title = f"The client's bootstrap address {subject.where} has no host"
+        explanation = (f"{client_said(subject)} The client's bootstrap.servers names {subject.where}, a port with no "
+                       "host (a variable meant to hold the host, left unset, most often): there is no name to resolve.")
+    elif kind.local_only:
         explanation += f" It is {kind.description}."
     explanation += (" Until a bootstrap address resolves the client cannot fetch the cluster's metadata, so nothing "
                     "else can work." + consequence_sentence(context))
     fix = rule_fix(context.implied(subject, used=endpoint, dns=status), "BOOTSTRAP_UNRESOLVABLE")
     confirm = context.confirm(fallback=endpoint)
-    return finding("BOOTSTRAP_UNRESOLVABLE", "error", f"The client cannot resolve its bootstrap host {endpoint.host}",
-                   explanation, evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
+    return finding("BOOTSTRAP_UNRESOLVABLE", "error", title, explanation, evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
 
 
 _CONNECT_WHY = {
-    "refused": ("the machine answered the connect with a reset: nothing listens on port {port} there (the broker is "
+    "refused": ("the machine answered the connect with a reset: nothing listens on {port} there (the broker is "
                 "down, listens on another port, or binds only 127.0.0.1), or a firewall REJECTs it"),
     "timeout": ("nothing answered the connect at all: the packets are dropped on the way, typically by a security "
                 "group, network ACL or firewall (a stopped machine behind a cloud network looks the same)"),
@@ -48,14 +52,19 @@ def bootstrap_connect(subject: Subject, context: Context) -> Finding:
     status = {"BOOTSTRAP_REFUSED": "refused", "BOOTSTRAP_TIMEOUT": "timeout"}.get(subject.finding_id, "unreachable")
     endpoint = subject.endpoint or Endpoint(BOOTSTRAP_HOST, 9092)
     addresses = [a for a in subject.addresses if normalise_host(a) != normalise_host(endpoint.host)]
-    target = hostport(endpoint.host, endpoint.port) + (f" ({join_words(addresses)})" if addresses else "")
+    named = subject.where if subject.host else hostport(endpoint.host, endpoint.port)  # no port the log does not give
+    target = named + (f" ({join_words(addresses)})" if addresses else "")
+    port = f"port {endpoint.port}" if subject.port or not subject.host else "the port the client tried"
     parts = [client_said(subject), f"The client's bootstrap address {target} did not accept the connection: "
-             f"{_CONNECT_WHY[status].format(port=endpoint.port)}."]
+             f"{_CONNECT_WHY[status].format(port=port)}."]
     if JAVA in subject.clients and status == "refused":
         parts.append(JAVA_REFUSED)
     if classify_host(endpoint.host).kind == LOOPBACK:
         parts.append("It is a loopback address, so that is the client's own machine: check the broker (or its "
                      "published Docker port) runs there.")
+    elif classify_host(endpoint.host).kind == UNSPECIFIED:
+        parts.append(f"{endpoint.host} is a bind address, not one to connect to: Linux and macOS take it for the "
+                     "client's own machine, Windows refuses it. Bootstrap with the broker's name or address.")
     parts.append("Without a bootstrap connection the client gets no metadata." + consequence_sentence(context))
     title = {"refused": f"Connection refused on bootstrap address {target}",
              "timeout": f"Connecting to bootstrap address {target} timed out: the port is filtered",

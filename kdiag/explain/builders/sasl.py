@@ -11,6 +11,7 @@ from kdiag.explain.shared import client_said, consequence_sentence, evidence, se
 from kdiag.explain.sightings import LIBRDKAFKA
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
+from kdiag.report import Endpoint
 from probes.results import KafkaCheck, SaslResult
 
 def sasl_protocol(subject: Subject, context: Context) -> str:
@@ -67,6 +68,30 @@ def sasl_mechanism(subject: Subject, context: Context) -> Finding:
                    with_confirm(fix, confirm))
 
 
+_IAM_MEANING = ("The MSK listener at {where} took the IAM login (AWS_MSK_IAM signs each login with the client's AWS "
+                "identity, there is no password) and denied it: the IAM role or user the client signs with has no "
+                "policy that allows kafka-cluster:Connect on this cluster, or the identity is not the one intended (the "
+                "default credential chain picked another one). From another AWS account (multi-VPC private "
+                "connectivity), the cluster's own policy must grant that account too.")
+_IAM_FIX = ("Check which identity the client signs with, on the client's machine:\n  aws sts get-caller-identity\n"
+            "Allow it to connect (and to use the topics and groups it needs), in an IAM policy attached to that "
+            "role or user:\n  {\"Effect\": \"Allow\", \"Action\": [\"kafka-cluster:Connect\", "
+            "\"kafka-cluster:DescribeTopic\", \"kafka-cluster:ReadData\", \"kafka-cluster:WriteData\", "
+            "\"kafka-cluster:DescribeGroup\", \"kafka-cluster:AlterGroup\"],\n   \"Resource\": [\"<cluster ARN>\", "
+            "\"<topic ARN>\", \"<group ARN>\"]}\nAcross accounts, also add the client's account to the cluster "
+            "policy (MSK console: the cluster's Properties, Security settings, cluster policy).")
+
+
+def msk_iam(subject: Subject, mechanism: str | None, why: str) -> bool:
+    """An MSK IAM login: the mechanism says so, or an MSK broker (``*.kafka.<region>.amazonaws.com``) answered at its
+    IAM port (9098, 9198 public) or with IAM's own words (``Access denied``, after a request id)."""
+    if (mechanism or "").upper() == "AWS_MSK_IAM":
+        return True
+    host = (subject.host or "").lower()
+    return ".kafka." in host and host.endswith(".amazonaws.com") and \
+        (subject.port in (9098, 9198) or "access denied" in why.lower())
+
+
 def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
     mechanism = subject.first("mechanism")
     why = subject.first("detail") or "Authentication failed"
@@ -74,7 +99,9 @@ def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
     sasl = SaslResult("auth_failed", mechanism=mechanism, error_message=why,
                       endpoint=str(subject.endpoint) if subject.endpoint else None)
     fix = rule_fix(secured(subject, context, sasl=sasl, protocol=protocol, mechanism=mechanism), "SASL_AUTH_FAILED")
-    if OWN_WORDS in (subject.first("guess") or ""):  # words of the broker's own, not about the credentials
+    if msk_iam(subject, mechanism, why):  # an AWS identity, no user name or password
+        meaning, fix = _IAM_MEANING.format(where=subject.where), _IAM_FIX
+    elif OWN_WORDS in (subject.first("guess") or ""):  # words of the broker's own, not about the credentials
         meaning = (f"The listener at {subject.where} accepted the SASL handshake and then refused the login with words "
                    f"of its own (`{why}`) that do not speak of the credentials: they may be right, and the broker said "
                    "no for another reason, such as a managed service's network rule (Azure Event Hubs answers at this "
@@ -85,10 +112,13 @@ def sasl_auth_failed(subject: Subject, context: Context) -> Finding:
                    "user name or password is wrong, or the user does not exist on this cluster (SCRAM users are "
                    "created per cluster).")
     explanation = f"{client_said(subject)} {meaning}{consequence_sentence(context)}"
-    confirm = context.confirm(fallback=subject.endpoint, protocol=protocol,
-                              settings=(f"sasl.mechanisms={mechanism or '<mechanism>'}", "sasl.username=<user>",
-                                        "sasl.password=<password>"))
-    title = "The broker rejected the client's SASL credentials" + (f" ({mechanism})" if mechanism else "")
+    iam = msk_iam(subject, mechanism, why)  # no password to try: the address, TLS and the mechanisms it offers
+    fallback = Endpoint(subject.host, subject.port or 9098) if iam and subject.host else subject.endpoint
+    confirm = context.confirm(fallback=fallback, protocol="SASL_SSL" if iam else protocol,
+                              settings=() if iam else (f"sasl.mechanisms={mechanism or '<mechanism>'}",
+                                                       "sasl.username=<user>", "sasl.password=<password>"))
+    title = ("MSK denied the client's IAM login" if iam else
+             "The broker rejected the client's SASL credentials" + (f" ({mechanism})" if mechanism else ""))
     return finding("SASL_AUTH_FAILED", "error", title, explanation,
                    evidence(subject, context, confirm, mechanism=mechanism), with_confirm(fix, confirm))
 

@@ -12,7 +12,8 @@ from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, quote, with_confirm
 from kdiag.explain.sightings import (BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, EXPIRED_BATCH, FLUSH_TIMEOUT, GO, JAVA,
-                                     KAFKA_PYTHON, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA, TOPIC_MISSING)
+                                     KAFKA_PYTHON, LIBRDKAFKA, MESSAGE_TIMEOUT, NOT_IN_METADATA, SEND_FAILED,
+                                     TOPIC_MISSING)
 from kdiag.explain.subject import BOOTSTRAP_LIST, Context, Subject
 from kdiag.finding import Finding
 from kdiag.report import RoundtripDetail
@@ -108,9 +109,13 @@ def no_leader(subject: Subject, context: Context) -> Finding:
     confirm = context.confirm(topic=topic)
     if error == "LISTENER_NOT_FOUND":
         explanation = (f"{client_said(subject)} The leader of a partition of {topic} has no listener with the name of "
-                       "the listener the client came in on: the brokers define different listener names, and clients "
-                       "cannot reach those partitions at all.")
-        severity, title = "error", f"The leader of {topic} has no listener with the client's listener name"
+                       "the listener the client came in on (LISTENER_NOT_FOUND), so clients cannot reach that partition "
+                       "through it. Lasting, the brokers define different listener names; for a while, a leader's broker "
+                       "is changing (the Java client notes it can be transient, as when listeners are added at runtime; "
+                       "it is seen while a broker restarts or is down).")
+        severity, title = "error", (f"The leader of {topic} has no listener with the client's listener name"
+                                    if topic != "<topic>" else "Partition leaders have no listener with the client's "
+                                    "listener name")
     else:
         explanation = (f"{client_said(subject)} {topic} had a partition without a leader (LEADER_NOT_AVAILABLE). For "
                        "a moment right after a topic is created that is normal; if it lasts, no in-sync replica is "
@@ -156,18 +161,19 @@ _CONSEQUENCE_MEANING = {
 
 # How each family waited for a topic's metadata that never came (NOT_IN_METADATA's clients), in its own settings.
 _METADATA_WAITED = {
-    JAVA: "The producer waited max.block.ms (60 s by default) for {topic}'s metadata and never got it",
-    KAFKA_PYTHON: "kafka-python's producer waited max_block_ms (60 s by default) for {topic}'s metadata and never got it",
-    GO: ("kafka-go's DialLeader asked for {topic}'s partitions again and again until its context's deadline and never "
+    JAVA: "The producer waited max.block.ms (60 s by default) for the metadata of {topic} and never got it",
+    KAFKA_PYTHON: "kafka-python's producer waited max_block_ms (60 s by default) for the metadata of {topic} and never got it",
+    GO: ("kafka-go's DialLeader asked for the partitions of {topic} again and again until its context's deadline and never "
          "got them"),
 }
-_ANY_WAITED = "The client waited for {topic}'s metadata and never got it"
+_ANY_WAITED = "The client waited for the metadata of {topic} and never got it"
 
 GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
 def unexplained(context: Context) -> Finding:
-    groups = context.consequences
+    # a send that failed says least: another consequence beside it is what the client gave up on
+    groups = tuple(g for g in context.consequences if g.symptom != SEND_FAILED) or context.consequences
     symptoms = {g.symptom for g in groups}
     first = next((s for s in (EXPIRED_BATCH, BOOTSTRAP_DISCONNECTED, CONNECTION_CLOSED, NOT_IN_METADATA,
                               MESSAGE_TIMEOUT, FLUSH_TIMEOUT) if s in symptoms), None)

@@ -32,14 +32,25 @@ def _broker_unexpected_request(m: re.Match[str], scan: ScanState) -> Iterator[It
                    "handshake")
 
 
+def broker_context(line: str) -> bool:
+    """A line a broker's network layer wrote: its Selector logs in the ``[SocketServer brokerId=0]`` (2.x) or
+    ``[SocketServer listenerType=BROKER, nodeId=1]`` (3.x, KRaft's controller too) context."""
+    return "[SocketServer " in line
+
+
 @pattern("broker.failed_authentication", JAVA, "Failed authentication with",
-         r"Failed authentication with /?(?P<peer>[0-9A-Fa-f:.]+) \((?:channelId=[^)]*\) \()?(?P<why>.*?)\)"
-         r"(?:\s+\(org\.apache[\w.$]*\))?\s*$",
+         r"Failed authentication with (?:(?P<name>[^\s/()]+)/|/)?(?P<peer>[0-9A-Fa-f:.]+) \((?:channelId=[^)]*\) \()?"
+         r"(?P<why>.*?)\)"
+         r"(?:\s+\(org\.apache[\w.$]*\)(?: \[.*)?)?\s*$",
          "[2026-11-25 11:40:02,118] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "
          "/192.0.2.10 (channelId=198.51.100.10:9094-192.0.2.10:40112-3) (Unsupported SASL mechanism SCRAM-SHA-256) "
          "(org.apache.kafka.common.network.Selector)")
 def _broker_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    """The broker's word on a client's SASL login: an unsupported mechanism, or rejected credentials."""
+    """The broker's word on a client's SASL login: an unsupported mechanism, or rejected credentials. A broker's
+    Selector names the client "/ip", or "name/ip" when the JVM knows a name for it (``localhost/127.0.0.1``); a
+    "name/ip" outside a broker's ``[SocketServer ...]`` context is a client naming its broker (``sasl_answers``)."""
+    if m.group("name") and not broker_context(m.string):
+        return
     why = m.group("why").strip()
     detail = f"broker: Failed authentication with /{m.group('peer')} ({why})"
     mechanism = re.match(r"Unsupported SASL mechanism (\S+)", why)

@@ -32,6 +32,10 @@ pattern = registrar(PATTERNS)
 def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     address, port = m.group("addr").strip("[]"), int(m.group("port"))
     host, node_id, role = _go_broker(m.string)
+    if not address and host is None and node_id is not None and node_id >= 0:  # a broker the metadata named, no host
+        yield Sighting(CONNECT, GO, "", port, node_id=node_id, role=ADVERTISED, status=tcp_status(m.group("why")),
+                       detail=m.group(0))
+        return
     if not address and host is None:  # Go's ":9092": no host at all, which Go's net dials on the local machine
         yield Sighting(CONNECT, GO, None, port, node_id=node_id, role=BOOTSTRAP, status=tcp_status(m.group("why")),
                        detail=m.group(0), role_from=EMPTY_HOST)

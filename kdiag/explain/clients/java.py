@@ -17,7 +17,7 @@ from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_D
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
-                                     JavaConnection, Pattern, ScanState, Sighting, client_certificate_symptom,
+                                     Pattern, ScanState, Sighting, client_certificate_symptom,
                                      dns_status, parse_mechanisms, registrar, role_of, split_endpoint,
                                      with_connection)
 PATTERNS: list[Pattern] = []
@@ -99,17 +99,6 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
 def _java_failed_tls_unnamed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TLS_FAILED, JAVA, node_id=int(m.group("id")), role=role_of(int(m.group("id"))),
                    detail="SSL handshake failed", guess="SSL handshake failed", alternatives=("TLS_HOSTNAME_MISMATCH",))
-
-
-@pattern("java.error_connecting", JAVA, "Error connecting to node",
-         rf"Error connecting to node (?P<hp>{HOSTPORT}) \(id: (?P<id>-?\d+) rack: [^)]*\)",
-         "[2026-11-21 14:27:00,444] WARN [Producer clientId=console-producer] Error connecting to node "
-         "ip-172-31-18-160.us-west-2.compute.internal:9092 (id: 1 rack: null) (org.apache.kafka.clients.NetworkClient)")
-def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port = split_endpoint(m.group("hp"))
-    node_id = int(m.group("id"))
-    scan.java = JavaConnection(host, port, node_id, None, scan.line)
-    yield Fact(BOOTSTRAP if node_id < 0 else "broker", host, port, node_id if node_id >= 0 else None)
 
 
 @pattern("java.unknown_host", JAVA, "UnknownHostException", rf"UnknownHostException: (?P<host>{HOST})(?::\s*(?P<why>.*))?",
@@ -195,6 +184,7 @@ def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[
          "reported a recoverable issue with correlation id 1 : {missing-topic=UNKNOWN_TOPIC_OR_PARTITION} "
          "(org.apache.kafka.clients.NetworkClient)")
 def _java_metadata_errors(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("metadata")  # a broker answered the metadata request
     for pair in m.group("errors").split(","):
         topic, _, error = pair.strip().rpartition("=")
         symptom = {"UNKNOWN_TOPIC_OR_PARTITION": TOPIC_MISSING, "TOPIC_AUTHORIZATION_FAILED": TOPIC_DENIED,

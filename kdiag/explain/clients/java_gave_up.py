@@ -8,8 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (EXPIRED_BATCH, FLUSH_TIMEOUT, JAVA, NO_NODE, NOT_IN_METADATA, Item, Pattern, ScanState,
-                                     Sighting, registrar)
+from kdiag.explain.sightings import (EXPIRED_BATCH, FLUSH_TIMEOUT, JAVA, NO_NODE, NOT_IN_METADATA, SEND_FAILED, Item,
+                                     Pattern, ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -75,3 +75,24 @@ def _connect_flush_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "nextAllowedTryMs=1700000000100) timed out at 1700000000000 after 1 attempt(s)")
 def _java_admin_call_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
+
+
+# A record the producer gave up on, the exception under the line saying why: the producer's own ErrorLoggingCallback
+# ("Error when sending message to topic {} with key: {}, value: {} bytes with error:"), and Spring Kafka's, whose
+# KafkaTemplate wraps it in KafkaProducerException("Failed to send", cause) ("Failed to send; nested exception is
+# ..." before Spring 6) and whose LoggingProducerListener logs "Exception thrown when sending a message with key='k'
+# and payload='p' to topic t:".
+@pattern("java.error_when_sending", JAVA, "Error when sending message to topic",
+         r"Error when sending message to topic (?P<topic>[A-Za-z0-9._-]{1,249}) with key",
+         "[2026-12-07 10:12:40,117] ERROR Error when sending message to topic orders with key: null, value: 12 bytes "
+         "with error: (org.apache.kafka.clients.producer.internals.ErrorLoggingCallback)")
+@pattern("spring.failed_to_send", JAVA, "Failed to send", r"(?:KafkaProducerException: )?\bFailed to send(?:;|\s*$)",
+         "org.springframework.kafka.core.KafkaProducerException: Failed to send; nested exception is "
+         "org.apache.kafka.common.errors.TimeoutException: Expiring 1 record(s) for orders-0: 120000 ms has passed")
+@pattern("spring.exception_when_sending", JAVA, "Exception thrown when sending a message",
+         r"Exception thrown when sending a message with key='.{0,200}?' and payload='.{0,200}?' to topic "
+         r"(?P<topic>[A-Za-z0-9._-]{1,249})", "ERROR o.s.k.support.LoggingProducerListener : Exception thrown when "
+         "sending a message with key='null' and payload='hello' to topic orders:")
+def _send_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    topic = m.groupdict().get("topic")
+    yield Sighting(SEND_FAILED, JAVA, topic=topic or scan.topic, detail=m.group(0)[:200])

@@ -28,7 +28,14 @@ _ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "tim
 # kafka-python's BrokerConnection.__repr__: "node_id=%s host=%s:%d" since 1.4, "node_id=%s host=%s/%s port=%d" (the
 # name given, the address it resolved to, the port) in 1.3.
 _CONNECTION = re.compile(rf"<BrokerConnection (?:client_id=[^,]*, )?node_id=(?P<id>[\w-]+) "
-                         rf"host=(?:(?P<hp>{HOSTPORT})|(?P<name>{HOST})/\S+ port=(?P<port>\d{{1,5}}))")
+                         rf"host=(?:(?P<hp>{HOSTPORT}|:\d{{1,5}})|(?P<name>{HOST})/\S+ port=(?P<port>\d{{1,5}}))")
+
+
+def _host_port(text: str) -> tuple[str | None, int | None]:
+    """``h:9092``, or ``:9092``: a broker the metadata gave with no host (``("", 9092)``), which no lookup resolves."""
+    if text.startswith(":") and text[1:].isdigit():
+        return "", int(text[1:])
+    return split_endpoint(text)
 
 
 def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | None, str]:
@@ -36,7 +43,7 @@ def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | N
     m = _CONNECTION.search(line)
     if m is None:
         return None, None, None, UNKNOWN
-    host, port = split_endpoint(m.group("hp")) if m.group("hp") else (m.group("name"), int(m.group("port")))
+    host, port = _host_port(m.group("hp")) if m.group("hp") else (m.group("name"), int(m.group("port")))
     ident = m.group("id")
     if ident.isdigit():
         return host, port, int(ident), ADVERTISED
@@ -53,12 +60,12 @@ def _kafka_python_no_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item
 
 
 @pattern("kafka_python.dns_lookup", KAFKA_PYTHON, "DNS lookup failed for ",
-         rf"DNS lookup failed for (?P<hp>{HOSTPORT})(?:.*?exception was (?P<why>.*?)(?:\. Is your|$))?",
+         rf"DNS lookup failed for (?P<hp>{HOSTPORT}|:\d{{1,5}})(?:.*?exception was (?P<why>.*?)(?:\. Is your|$))?",
          "ERROR:kafka.conn:DNS lookup failed for kafka:9092, exception was [Errno -2] Name or service not known. "
          "Is your advertised.listeners (called advertised.host.name before Kafka 9) correct and resolvable?")
 def _kafka_python_dns_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """kafka-python says this for a bootstrap address and an advertised one alike; its hint is its guess."""
-    host, port = split_endpoint(m.group("hp"))
+    host, port = _host_port(m.group("hp"))
     _, _, node_id, role = _kafka_python_connection(m.string)
     yield Sighting(RESOLVE, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                    status=dns_status(m.group("why"), "nxdomain"), detail=m.group(0)[:200])

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker, resolve_failed
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker, connect_failed, resolve_failed
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT,
                                      KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA,
@@ -17,7 +17,7 @@ from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTI
                                      SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
                                      TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
                                      client_certificate_symptom, parse_mechanisms, registrar,
-                                     size_sighting, split_endpoint, tcp_status)
+                                     size_sighting, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -39,11 +39,7 @@ def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9092/bootstrap]: 127.0.0.1:9092/bootstrap: "
          "Connect to ipv4#127.0.0.1:9092 failed: Connection refused (after 0ms in state CONNECT)")
 def _rd_connect(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string, scan)
-    address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
-    yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
-                          host=broker.host or address, status=tcp_status(m.group("why")),
-                          detail=m.group("why").strip())
+    yield from connect_failed(m, scan)
 
 
 @pattern("librdkafka.connect_timeout", LIBRDKAFKA, "Connection setup timed out",

@@ -17,9 +17,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka_names import RdBroker, resolve_failed
-from kdiag.explain.sightings import (CONNECT, HOST, LIBRDKAFKA, RESOLVE, Item, Pattern, ScanState, registrar,
-                                     tcp_status)
+from kdiag.explain.clients.librdkafka_names import RdBroker, connect_failed, resolve_failed
+from kdiag.explain.sightings import HOST, LIBRDKAFKA, REDACTED, RESOLVE, Item, Pattern, ScanState, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -47,15 +46,12 @@ def _resolve_continued(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield from resolve_failed(m, scan)
 
 
-_CONNECT_CONTINUED = (rf"(?<!Connect )(?<!Connect to )(?<![\w#])(?:to )?ipv[46]#(?P<addr>{HOST}):(?P<port>\d{{1,5}}) "
+_CONNECT_CONTINUED = (rf"(?<!Connect )(?<!Connect to )(?<![\w#])(?:to )?ipv[46]#(?P<addr>{HOST}|{REDACTED}):(?P<port>\d{{1,5}}) "
                       r"failed: (?P<why>[^(]*)")
 
 
 def _connect_continued(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    broker = RdBroker.find(m.string, scan)
-    address = m.group("addr").strip("[]")
-    yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
-                          host=broker.host or address, status=tcp_status(m.group("why")), detail=m.group("why").strip())
+    yield from connect_failed(m, scan)
 
 
 for _family in ("ipv4#", "ipv6#"):

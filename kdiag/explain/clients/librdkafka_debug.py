@@ -8,6 +8,9 @@ caused by incorrect security.protocol configuration (connecting to a SSL listene
 the same guess, read the same way (``librdkafka.ssl_listener``). A connection with TLS (its name starts ``ssl://`` or
 ``sasl_ssl://``) came through its handshake, so that guess is not its.
 
+``Broker changed state CONNECT -> APIVERSION_QUERY`` (or ``-> SSL_HANDSHAKE``, ``-> AUTH_...``, ``-> UP``) is a connect
+that was made: the paste shows the endpoint connected (a ``connected`` fact), on whichever of its addresses.
+
 ``Client is terminating (after 10701ms in state CONNECT)`` is a connect that got no answer for seconds when the
 application gave up (``librdkafka.stuck_in_connect``).
 """
@@ -18,7 +21,7 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.librdkafka_names import RdBroker
-from kdiag.explain.sightings import CONNECT, LIBRDKAFKA, PLAINTEXT_ON_TLS, Item, Pattern, ScanState, registrar
+from kdiag.explain.sightings import CONNECT, LIBRDKAFKA, PLAINTEXT_ON_TLS, Fact, Item, Pattern, ScanState, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -38,6 +41,16 @@ def _rd_state_apiversion_down(m: re.Match[str], scan: ScanState) -> Iterator[Ite
                           guess="the connection went down while requesting ApiVersion (librdkafka: might be caused by "
                                 "incorrect security.protocol configuration (connecting to a SSL listener?) or broker "
                                 "version is < 0.10)", alternatives=("BROKER_TOO_OLD",))
+
+
+@pattern("librdkafka.state_connected", LIBRDKAFKA, "changed state CONNECT -> ",
+         r"Broker changed state CONNECT -> (?:SSL_HANDSHAKE|APIVERSION_QUERY|AUTH_[A-Z_]+|UP)\b",
+         "%7|1612424864.281|STATE|rdkafka#producer-1| [thrd:localhost:9092/bootstrap]: localhost:9092/bootstrap: "
+         "Broker changed state CONNECT -> APIVERSION_QUERY")
+def _rd_state_connected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    broker = RdBroker.find(m.string)
+    if broker.host is not None:
+        yield Fact("connected", broker.host, broker.port)
 
 
 # rd_kafka_broker_fail appends "(after %dms in state %s)" to every reason it gives, its own errors' and the application's

@@ -8,12 +8,15 @@ from dataclasses import dataclass
 
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, COORDINATOR, HOST, LIBRDKAFKA, RESOLVE, UNKNOWN, Item,
-                                     ScanState, Sighting, dns_status, split_endpoint)
+from kdiag.diagnose.hosts import LOOPBACK, classify_host
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, LIBRDKAFKA, REDACTED, RESOLVE,
+                                     UNKNOWN, Fact, Item, ScanState, Sighting, dns_status, split_endpoint, tcp_status)
 
 # librdkafka's name for a broker connection: [proto://]host:port/(bootstrap|node id)
-_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?):(?P<port>\d{{1,5}})/"  # b-1.***.kafka.x
-                        r"(?P<id>bootstrap|-?\d+)\b")
+# (an empty host, ``:9092/1``, is a broker that advertised none: librdkafka names it so, after the thread's ``thrd:``,
+# a space or ``proto://``)
+_RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?|(?:(?<=thrd:)|(?<=\s)|(?<=//)))"
+                        r":(?P<port>\d{1,5})/(?P<id>bootstrap|-?\d+)\b")  # b-1.***.kafka.x
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
 CUT_NEAR = 2
 """How far below a line cut after its broker's name the rest may come (a structured logger may put a line between)."""
@@ -71,3 +74,28 @@ def resolve_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     why = AFTER_STATE.sub("", m.group("why") or "")
     yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
                           status=dns_status(why, "nxdomain"), detail=why or None)
+
+
+def connect_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """``Connect to ipv4#a:p failed: why``, whole or its rest below a line cut after the broker's name: the connection
+    the line (or the cut line above) names, at the address it tried; a hidden address (``<ip-address-1>``, ``***``,
+    ``xxx.xxx.xxx.xxx``) is no address, the broker's name stays."""
+    broker = RdBroker.find(m.string, scan)
+    if broker.node_id is not None and broker.node_id >= 0:  # a connection by node id: the metadata named it
+        yield Fact("metadata")
+    address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
+    yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
+                          host=address if broker.host is None else broker.host,
+                          status=connect_status(m.group("why"), address), detail=m.group("why").strip())
+
+
+def connect_status(why: str, address: str | None) -> str:
+    """The TCP status of a failed connect's words. rdkafka_transport.c words a non-blocking connect's SO_ERROR with
+    rd_strerror, the C runtime's strerror, which on Windows knows no Winsock code: WSAECONNREFUSED prints ``Unknown
+    error`` (after about 2 s: Windows retries a refused SYN twice). On a loopback address nothing between can drop the
+    SYN or lack a route, so there it is a refusal; elsewhere it says nothing more."""
+    status = tcp_status(why)
+    if status == "error" and why.strip().startswith("Unknown error") and address is not None \
+            and classify_host(address).kind == LOOPBACK:
+        return "refused"
+    return status

@@ -3,7 +3,8 @@ say whether the address resolved and the port connected, in their own words, and
 a user tries the address the client was given (the bootstrap) as often as the one a broker advertises, so the role
 comes from the rest of the paste, else both readings are given.
 
-- telnet (netkit, GNU inetutils, BSD, busybox): ``Trying 192.0.2.1...``, then ``Connected to host.`` or ``telnet:
+- telnet (netkit, GNU inetutils, BSD, busybox): ``Trying 192.0.2.1...``, then ``Connected to host.`` (a ``connected``
+  fact: the port answered on that address) or ``telnet:
   Unable to connect to remote host: Connection refused``; BSD and netkit say ``telnet: connect to address 192.0.2.1:
   Connection refused`` per address, and ``telnet: could not resolve host/9092: Name or service not known``; busybox
   ``telnet: can't connect to remote host (192.0.2.1): Connection refused`` and ``telnet: bad address 'host'``;
@@ -25,7 +26,7 @@ from dataclasses import replace
 
 from kdiag.explain.clients.generic import failure_at, remember
 from kdiag.explain.readings import OTHER_SERVICES
-from kdiag.explain.sightings import HOST, TOOL, Item, Pattern, ScanState, Sighting, registrar
+from kdiag.explain.sightings import HOST, TOOL, Fact, Item, Pattern, ScanState, Sighting, registrar
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -71,6 +72,14 @@ def _trying(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     else:  # the command's name and port stay the endpoint, for each address telnet tries in turn
         remember(scan, recent[1], recent[2])
     return iter(())
+
+
+@pattern("telnet.connected", TOOL, "Connected to ", rf"^\s*Connected to (?P<host>{HOST})\.\s*$", "Connected to kafka-1.")
+def _connected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """The port connected, on the address ``Trying`` named last: the command's name and port, when it is the one."""
+    recent, host = scan.recent, m.group("host").strip("[]")
+    near = recent is not None and scan.line - recent[0] <= NEAR and recent[1] == host
+    yield Fact("connected", host, recent[2] if near and recent is not None else None)
 
 
 # --- what each tool says ---------------------------------------------------------------------------------------

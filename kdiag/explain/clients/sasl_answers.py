@@ -10,6 +10,11 @@ checks." for a namespace firewall that does not admit the client's address). The
   words>``, the code being the error's (58 becomes ``Local: Authentication failure``, another stays itself, and a
   binding may print its name beside the line: ``(TOPIC_AUTHORIZATION_FAILED)``); ``SaslAuthenticateRequest failed:
   <a local error>`` and ``SaslAuthenticateResponse parsing failed`` when no answer came;
+- the Java client (Selector.pollSelectionKeys): ``Failed authentication with <host>/<ip> (<the exception's words>)``
+  at INFO for any AuthenticationException, before NetworkClient's ERROR ``Connection to node N (...) failed
+  authentication due to: <the same words>``: an SSL handshake that failed (SslAuthenticationException) or the
+  broker's answer to the login (SaslAuthenticationException, MSK's IAM prefixing a request id: ``[uuid]: Access
+  denied``);
 - Sarama (broker.go, sendAndReceiveV1SASLPlainAuth): ``Error returned from broker during SASL flow <addr>: <err>``
   (before 1.33) and ``Error returned from broker <addr> during SASL authentication: <err>``, err being a KError's
   words (``kafka server: SASL Authentication failed``), wrapped with the broker's (``: <words>``) since 1.33, or the
@@ -25,8 +30,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (GO, HOSTPORT, SASL_CREDENTIALS, Item, Pattern, ScanState, Sighting, registrar,
-                                     split_endpoint)
+from kdiag.explain.clients.broker import broker_context
+from kdiag.explain.clients.java_states import client_side_sasl
+from kdiag.explain.sightings import (GO, HOSTPORT, JAVA, SASL_CREDENTIALS, TLS_FAILED, Item, Pattern, ScanState, Sighting,
+                                     registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -75,3 +82,32 @@ def _sarama_sasl_authenticate(m: re.Match[str], scan: ScanState) -> Iterator[Ite
     host, port = split_endpoint(named) if ":" in named else (named, None)  # a paste that lost the colon
     yield Sighting(SASL_CREDENTIALS, GO, host, port, detail=why,
                    guess=refused_for_its_own_reason(why.removeprefix("kafka server:")))
+
+
+# Java's Selector, on the client's side: the socket's description is the host the client connected to and its address
+# (a broker's own log describes a client as "/ip", read by clients.broker). The words are the exception's message:
+# "SSL handshake failed" (the Caused by: lines under NetworkClient's line say why), the broker's refusal of the
+# login, or what other patterns read in the same line (a mechanism not enabled, a Kerberos principal unknown) or no
+# refusal at all: the JVM's own SASL set-up, MSK's connection-rate quota ("Too many connects").
+@pattern("java.selector_failed_authentication", JAVA, "authentication with ",
+         r"Failed (?:re-)?authentication with (?P<host>[^\s/()]+)/(?P<addr>[^\s()]*) \((?:channelId=[^)]*\) \()?"
+         r"(?:\[[0-9A-Fa-f-]{8,40}\]: )?(?P<why>.*?)\)(?:\s+\(org\.apache[\w.$]*\)(?: \[.*)?)?\s*$",
+         "[2026-12-07 09:20:11,402] INFO [Consumer clientId=orders-1, groupId=orders] Failed authentication with "
+         "b-2.orders.a1b2c3.c4.kafka.eu-west-1.amazonaws.com/10.12.4.77 ([5f0c2d9e-1b7a-4c3e-9d21-7e6a0b4f8c11]: "
+         "Access denied) (org.apache.kafka.common.network.Selector)")
+def _java_selector_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if broker_context(m.string):  # the broker naming a client it knows a name for (clients.broker reads it)
+        return
+    why, host = m.group("why").strip(), m.group("host")
+    where = {"host": host, "port": scan.port_of(host), "address": m.group("addr") or None}
+    if why.startswith(("SSL handshake failed", "Failed to process post-handshake")):
+        yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),
+                       **where)  # type: ignore[arg-type]
+    elif not (_NOT_A_REFUSED_LOGIN.search(why) or client_side_sasl(why)):
+        yield Sighting(SASL_CREDENTIALS, JAVA, detail=why, guess=refused_for_its_own_reason(why),
+                       **where)  # type: ignore[arg-type]
+
+
+_NOT_A_REFUSED_LOGIN = re.compile(r"not enabled in the server|Unexpected handshake request|Unsupported SASL mechanism"
+                                  r"|Too many connects|Kerberos|GSS|when evaluating SASL token")
+"""Words other patterns read (a mechanism, a Kerberos principal), or no refused login (MSK's connection-rate quota)."""

@@ -19,10 +19,12 @@ def problems(text: str) -> list[str]:
 
 
 def test_ipv6_only_refusals_of_localhost_are_the_family_split_with_its_fix():
-    [finding] = explain_text(IPV6_REFUSED * 3 + ALL_DOWN).findings
+    finding, refused = explain_text(IPV6_REFUSED * 3 + ALL_DOWN).findings
     assert finding.id == "ADVERTISED_ADDRESS_FAMILY_SPLIT" and finding.severity == "warning"
     assert "only on IPv4" in finding.title
     assert "broker.address.family=v4" in finding.fix and "listeners=PLAINTEXT://:9092" in finding.fix
+    # no line says what 127.0.0.1 answered: nothing listening at all is the other reading (test_family_split_readings)
+    assert refused.id == "BOOTSTRAP_REFUSED" and refused.title.startswith("Or: ")
 
 
 def test_refusals_on_both_families_are_a_refused_bootstrap():

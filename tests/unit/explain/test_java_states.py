@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pytest
 
+from kdiag.explain.sightings import HEDGE
 from tests.unit.explain.helpers import explained, ids, only
 
 KAFKA_7974 = """\
@@ -73,6 +74,14 @@ def test_a_loopback_connection_that_ended_reads_as_an_advertised_loopback(line):
     assert all(f.severity == "warning" for f in found)
 
 
+def test_a_bootstrap_reading_with_no_port_in_the_log_names_none():
+    """Selector's line names a host and its address, no port: the reading does not make one up (9092)."""
+    found = only(explained("org.apache.kafka.common.network.Selector - Connection with localhost/127.0.0.1 "
+                           "disconnected\njava.net.ConnectException: Connection refused\n"), "BOOTSTRAP_REFUSED")
+    assert "9092" not in found.title and "port 9092" not in found.explanation
+    assert "localhost (127.0.0.1)" in found.title
+
+
 def test_another_address_that_ended_says_nothing_by_itself():
     line = "DEBUG Connection with kafka1.example.com/10.0.0.5 disconnected (org.apache.kafka.common.network.Selector)"
     assert ids(explained(line)) == []
@@ -122,3 +131,19 @@ def test_librdkafkas_certificate_refused_at_port_443_reads_as_the_ingress_too():
     found = explained(line).findings
     assert "INGRESS_DEFAULT_BACKEND" in [f.id for f in found]
     assert all(f.severity == "warning" for f in found if f.id == "INGRESS_DEFAULT_BACKEND")
+
+
+def test_words_that_only_show_where_a_cause_surfaced_are_not_called_the_clients_guess():
+    """``No entry found for connection 2`` is where a failed lookup surfaced (KAFKA-7974), not a client's hedge: the
+    likely reading says so; a client's own hedge (``Broker may not be available``) is still called its guess."""
+    found = only(explained("java.lang.IllegalStateException: No entry found for connection 2\n"),
+                 "ADVERTISED_UNRESOLVABLE")
+    assert "do not name the cause, only where it surfaced" in found.explanation
+    assert "are a guess" not in found.explanation
+
+
+@pytest.mark.parametrize("words, hedged", [("Broker may not be available", True), ("might be caused by x", True),
+                                           ("is SASL missing?", True), ("Make sure 'ssl' option is in client config", True),
+                                           ("No entry found for connection 2", False), ("SSL handshake failed", False)])
+def test_a_hedge_is_told_from_where_a_cause_surfaced(words, hedged):
+    assert bool(HEDGE.search(words)) is hedged

@@ -90,3 +90,18 @@ def test_a_whole_connect_line_is_read_once():
     line = ("%3|1|FAIL|rdkafka#producer-1| [thrd:kafka-2.example:9092/2]: kafka-2.example:9092/2: Connect to "
             "ipv4#10.0.0.6:9092 failed: Connection refused (after 0ms in state CONNECT)")
     assert [i for i in ids(explained(line)) if i != "PARTIAL_CLUSTER"] == ["ADVERTISED_UNREACHABLE"]
+
+
+@pytest.mark.parametrize("hidden", ["<ip-address-1>", "***", "xxx.xxx.xxx.xxx"])
+@pytest.mark.parametrize("cut", [" ", "\n", " Connect\nto ", " Connect to\n"])
+def test_a_hidden_address_in_a_connect_failure_is_no_address_whole_or_cut(hidden, cut):
+    """A paste that hides the address a broker's name resolved to (``<ip-address-1>``, ``***``, ``xxx.xxx.xxx.xxx``)
+    tells the broker's name and not where it pointed: whole or cut after the broker's name, the finding names the
+    broker and no address (a hidden one is not an address to check)."""
+    head = "[thrd:b-1.kafka.example:9092/bootstrap]: b-1.kafka.example:9092/bootstrap:"
+    rest = f"ipv4#{hidden}:9092 failed: Connection refused (after 0ms in state CONNECT)\n"
+    paste = f"{head}{cut}{rest}" if "Connect" in cut else f"{head}{cut}Connect to {rest}"
+    found = only(explained(paste), "BOOTSTRAP_REFUSED")
+    assert found.severity == "error"
+    assert (found.evidence["host"], found.evidence["port"]) == ("b-1.kafka.example", 9092)
+    assert not found.evidence.get("addresses") and hidden not in found.title

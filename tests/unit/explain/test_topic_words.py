@@ -46,7 +46,7 @@ def test_metadata_wait_of_an_unknown_family_names_no_setting():
     group = Group(Sighting(NOT_IN_METADATA, ANY, topic="orders"), 1, [(1, "metadata for orders never came")],
                   clients=[ANY])
     said = unexplained(Context(Facts(), (group,), None)).explanation
-    assert "The client waited for orders's metadata" in said and "max.block.ms" not in said
+    assert "The client waited for the metadata of orders" in said and "max.block.ms" not in said
 
 
 def test_librdkafka_missing_topic_names_its_propagation_setting_not_max_block_ms():
