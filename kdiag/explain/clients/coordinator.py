@@ -26,7 +26,8 @@ pattern = registrar(PATTERNS)
 COORDINATOR_NOT_AVAILABLE = "COORDINATOR_NOT_AVAILABLE"
 OFFSETS_TOPIC, TRANSACTIONS_TOPIC = "__consumer_offsets", "__transaction_state"
 
-_WORDS = (r"\b(?:GROUP_)?COORDINATOR_NOT_AVAILABLE\b|CoordinatorNotAvailable|[Cc]oordinator not available"
+# the code's name also right after an underscore: librdkafka's enum, RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE
+_WORDS = (r"(?<![A-Za-z])(?:GROUP_)?COORDINATOR_NOT_AVAILABLE\b|CoordinatorNotAvailable|[Cc]oordinator not available"
           r"|Coordinator Not Available|[Cc]oordinator is not available|Offset's topic has not yet been created"
           r"|client/coordinator coordinator for consumer group \S+ is not available")
 

@@ -14,6 +14,8 @@ SPELLINGS = [
     "GroupCoordinator response error: Broker: Group coordinator not available",
     "%4|1765101600.000|CGRPCOORD|rdkafka#consumer-1| [thrd:main]: Group \"orders\" FindCoordinator response error: "
     "Broker: Coordinator not available",
+    # librdkafka's enum name, as its bindings print the code (rdkafka.h: RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE)
+    "FindCoordinator failed: RD_KAFKA_RESP_ERR_COORDINATOR_NOT_AVAILABLE",
     # Errors.java: COORDINATOR_NOT_AVAILABLE(15, "The coordinator is not available.", ...)
     "org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available.",
     # Sarama errors.go (ErrConsumerCoordinatorNotAvailable), new and old words, and its client.go log line
