@@ -50,6 +50,7 @@ _RECORD_START = re.compile(r"\d{4}[-/.]\d\d[-/.]\d\d|\d\d:\d\d:\d\d|\d{10}\.\d|%
                            r"(?:ERROR|WARN(?:ING)?|INFO|DEBUG|TRACE|FATAL|CRITICAL|SEVERE)\b|"  # a level
                            r"\s{2,}|\t|Caused by:|Traceback|panic:|goroutine |Exception in thread|"  # an indented item, a trace
                            r"(?:[a-z]\w*\.)+[A-Z]\w*(?:Exception|Error)\b|[A-Z]\w*(?:Exception|Error):")  # an exception's name
+_WHOLE_FRAME = re.compile(r"\s+at [\w$.<>/-]+\([\w$.<> -]*(?::\d+)?\)\s*$")  # "\tat a.b.C.m(C.java:12)", complete
 # fields of a structured record that say when, where and how loud, never what failed
 _META = frozenset({"time", "ts", "timestamp", "@timestamp", "date", "level", "log.level", "severity", "lvl",
                    "levelname", "@version", "ecs.version", "caller", "thread", "thread_name", "threadname",
@@ -145,7 +146,17 @@ def _pieces(text: str) -> list[str]:
     """A structured record's lines, an escaped stack trace's lines, or the line itself."""
     stripped = text.strip()
     if stripped[:1] == "{" and stripped[-1:] == "}":  # a record, or a JSON line its family's recognisers read
-        return _record(stripped) or [text]
+        said = _record(stripped)
+        if said is None:
+            return [text]
+        # a record's message may itself be a line with an escaped trace (a container's JSON line, cut, that a
+        # shipper's record holds as its message): split as the same line pasted bare is
+        return [piece for line in said for piece in _escaped_trace(line)][:MAX_RECORD_LINES]
+    return _escaped_trace(text)
+
+
+def _escaped_trace(text: str) -> list[str]:
+    """An escaped stack trace's lines (``\\n`` and ``\\t`` as two characters each), or the line itself."""
     if "\\n" in text and _ESCAPED_TRACE.search(text):
         parts = _ESCAPED_TRACE.split(text)[:MAX_RECORD_LINES]
         return [part.replace("\\t", "\t") for part in parts]
@@ -262,7 +273,9 @@ def _wrap_width(lines: list[_Line]) -> int | None:
     for line, after in zip(lines, [*lines[1:], None]):  # the block's last line may go on in the next block
         if line.raw == longest:
             if after is not None and _new_record(after, line):
-                ended += 1
+                # a whole stack frame ends at its ")" whatever the width: one as long as the wrap says nothing
+                # (the frames of one method, one template, are all as long as each other)
+                ended += not _WHOLE_FRAME.match(line.text)
             else:
                 continued += 1
     if (longest in _WIDTHS and continued >= max(ended, 1)) or (continued >= 3 and ended == 0

@@ -19,6 +19,8 @@ from probes.results import DnsResult
 def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
     status = subject.status or "nxdomain"
     endpoint = subject.endpoint or Endpoint(BOOTSTRAP_HOST, 9092)
+    if "://" in endpoint.host:
+        return _written_as_a_listener(subject, context, endpoint.host, status)
     kind = classify_host(endpoint.host)
     explanation = (f"{client_said(subject)} {endpoint.host} is in the client's bootstrap.servers, and resolving it "
                    f"on the client's machine gave {dns_meaning(DnsResult(endpoint.host, status))}.")
@@ -34,6 +36,26 @@ def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
     fix = rule_fix(context.implied(subject, used=endpoint, dns=status), "BOOTSTRAP_UNRESOLVABLE")
     confirm = context.confirm(fallback=endpoint)
     return finding("BOOTSTRAP_UNRESOLVABLE", "error", title, explanation, evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
+
+
+def _written_as_a_listener(subject: Subject, context: Context, written: str, status: str) -> Finding:
+    """A bootstrap address with a listener's scheme (``SASL_SSL://kafka:9092``), looked up whole (scheme_addresses)."""
+    scheme, _, address = written.partition("://")
+    host, _, port = address.rpartition(":") if address.rpartition(":")[2].isdigit() else (address, "", "")
+    used = Endpoint(host or address, int(port) if port else 9092)
+    explanation = (f"{client_said(subject)} The client's bootstrap address is {written}, written the way "
+                   f"advertised.listeners writes a listener (its name or protocol, then ://). This client takes "
+                   f"host:port only and dials the address as written: it looked up a host named {written}, which no "
+                   f"resolver has, so it never reached a broker. The protocol belongs in the client's security "
+                   f"settings (its SASL and TLS options), not in the address." + consequence_sentence(context))
+    confirm = context.confirm(fallback=used)
+    fix = (f"Give the client {hostport(used.host, used.port)} as its bootstrap address (host:port, no scheme), and set "
+           f"what {scheme} stands for in its security settings (a SASL_ protocol: a SASL mechanism and its "
+           "credentials; an SSL one: TLS; a listener's own name: the protocol listener.security.protocol.map gives "
+           "it).")
+    return finding("BOOTSTRAP_UNRESOLVABLE", "error", f"The client's bootstrap address {written} carries a listener's "
+                   f"scheme ({scheme}://)", explanation, evidence(subject, context, confirm, dns_status=status),
+                   with_confirm(fix, confirm))
 
 
 _CONNECT_WHY = {

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.wording import plural
+from kdiag.explain.clients.coordinator import COORDINATOR_NOT_AVAILABLE
 from kdiag.explain.clients.kafka_errors import GROUP_DENIED
 from kdiag.explain.implied import Implied, broker, rule_fix
 from kdiag.explain.observations import MAX_EXAMPLES
@@ -116,6 +117,24 @@ def no_leader(subject: Subject, context: Context) -> Finding:
         severity, title = "error", (f"The leader of {topic} has no listener with the client's listener name"
                                     if topic != "<topic>" else "Partition leaders have no listener with the client's "
                                     "listener name")
+    elif error == COORDINATOR_NOT_AVAILABLE:
+        explanation = (f"{client_said(subject)} The broker asked for the coordinator answered that none is available "
+                       f"(COORDINATOR_NOT_AVAILABLE): the coordinator is the leader of the partition of {topic} that "
+                       "the group (or transactional id) belongs to, so that partition has no leader. Either a broker "
+                       f"holding its replicas is down (`kafka-topics.sh --describe --topic {topic}` shows a leader of "
+                       f"-1, or replicas missing from the ISR), or {topic} was never created: offsets.topic."
+                       "replication.factor (transaction.state.log.replication.factor) is higher than the brokers "
+                       "alive, the default 3 against a single broker, which the broker's log says. For a moment "
+                       "while a cluster starts it is normal.")
+        severity = "warning" if subject.count >= 3 else "info"
+        title = f"No coordinator: the {topic} partition of the group has no leader ({subject.count} " \
+                f"{plural(subject.count, 'line')})"
+        confirm = context.confirm()  # never a round trip on an internal topic
+        listed = fix.split("\n\n")[0]  # the rule's fix, without its confirm command (a round trip on the topic)
+        fix = (f"{listed}\nIf {topic} does not exist and the broker's log says the alive "
+               "brokers do not meet its replication factor, set offsets.topic.replication.factor (and "
+               "transaction.state.log.replication.factor) to at most the number of brokers, 1 for a single one "
+               "(KAFKA_OFFSETS_TOPIC_REPLICATION_FACTOR=1 in the Docker images), and restart the brokers.")
     else:
         explanation = (f"{client_said(subject)} {topic} had a partition without a leader (LEADER_NOT_AVAILABLE). For "
                        "a moment right after a topic is created that is normal; if it lasts, no in-sync replica is "

@@ -1,6 +1,6 @@
 """The Java client's words about a connection's own state, not the broker's answer: an address that did not
-resolve surfacing as ClusterConnectionStates' ``No entry found for connection N``, Selector's ``Connection with
-h/ip disconnected``, and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
+resolve surfacing as ClusterConnectionStates' ``No entry found for connection N`` or as Selector's ``Can't resolve
+address: h:p``, Selector's ``Connection with h/ip disconnected``, and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
 no login the broker refused.
 """
 
@@ -10,8 +10,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, Item, Pattern,
-                                     ScanState, Sighting, registrar)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, UNKNOWN, Item,
+                                     Pattern, ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -45,6 +45,23 @@ def _java_no_entry(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                    detail=m.group(0), guess=m.group(0),
                    role_from=(f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
                               f"broker {broker}") if role == COORDINATOR else None)
+
+
+# Selector.connect: socketChannel.connect(address) throws UnresolvedAddressException for an InetSocketAddress whose
+# name did not resolve, rethrown as IOException("Can't resolve address: " + address); the address prints as
+# host:port before Java 14 and host/<unresolved>:port since. The node is the connection being opened: the one a
+# NetworkClient line just above named (its id gives the role), else the role is open (both readings).
+@pattern("java.cant_resolve_address", JAVA, "Can't resolve address: ",
+         rf"Can't resolve address: (?P<host>{HOST})(?:/<unresolved>)?:(?P<port>\d{{1,5}})",
+         "java.io.IOException: Can't resolve address: kafka-1.example/<unresolved>:9092")
+def _java_cant_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = m.group("host"), int(m.group("port"))
+    connection = scan.recent_connection(host)
+    node = connection.node_id if connection is not None else None
+    role = node_role(node) if node is not None else UNKNOWN
+    broker = 2**31 - 1 - node if node is not None and role == COORDINATOR else node
+    yield Sighting(RESOLVE, JAVA, host, port, node_id=broker if broker is not None and broker >= 0 else None,
+                   role=role, status="nxdomain", detail=m.group(0))
 
 
 # Selector.pollSelectionKeys: an IOException on a connection, its connect refused most often, is logged as

@@ -4,7 +4,11 @@
 - ``Fetching cluster metadata from kafka://host:9092`` (a seed broker, tried in turn);
 - ``Discovered cluster metadata; nodes: host:9092 (node_id=1), ...`` (the advertised brokers);
 - ``Failed to fetch metadata from kafka://host:9092: <error>`` and, in the ConnectionError that ends it, one
-  ``- kafka://host:9092: <error>`` line per seed broker, under ``Could not connect to any of the seed brokers:``.
+  ``- kafka://host:9092: <error>`` line per seed broker, under ``Could not connect to any of the seed brokers:``;
+- from lib/kafka/connection.rb, any broker it opens: ``Timed out while trying to connect to host:9092: <error>``
+  (its rescue of Errno::ETIMEDOUT around the connect: certain, whatever the words after) and ``Failed to connect to
+  host:9092: <error>`` (SocketError, ECONNREFUSED: ``generic`` reads those words). Neither says the address's role:
+  a seed line above names it a bootstrap address.
 
 The error words are Ruby's (``Connection refused - connect(2) for "host" port 9092``, ``getaddrinfo: Name or
 service not known``), read by ``generic``.
@@ -17,8 +21,8 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.generic import failure_at, gave_up
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import (BOOTSTRAP, HOST, NO_LEADER, OTHER, TOPIC_DENIED, TOPIC_MISSING, Fact, Item,
-                                     Pattern, ScanState, Sighting, registrar)
+from kdiag.explain.sightings import (BOOTSTRAP, CONNECT, HOST, NO_LEADER, OTHER, TOPIC_DENIED, TOPIC_MISSING, Fact,
+                                     Item, Pattern, ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -41,6 +45,14 @@ def _seed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _nodes(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     for node in re.finditer(rf"(?P<host>{HOST}):(?P<port>\d{{1,5}}) \(node_id=(?P<id>\d+)\)", m.group("nodes")):
         yield Fact("broker", node.group("host"), int(node.group("port")), int(node.group("id")))
+
+
+@pattern("ruby_kafka.connect_timed_out", OTHER, "Timed out while trying to connect to ",
+         rf"Timed out while trying to connect to (?P<host>{HOST}):(?P<port>\d{{1,5}})(?:: (?P<why>.{{0,120}}))?",
+         "Timed out while trying to connect to kafka-1.example:9092: Connection timed out")
+def _connect_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = m.group("host"), int(m.group("port"))
+    yield Sighting(CONNECT, OTHER, host, port, status="timeout", detail=(m.group("why") or m.group(0)).strip())
 
 
 pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",

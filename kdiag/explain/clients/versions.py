@@ -262,6 +262,21 @@ def _java_response_parse(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield gap(JAVA, None, m.group(0), guess=f"{m.group(0)} (a response the client could not read)")
 
 
+# The Scala consumer's fetcher (kafka.server.AbstractFetcherThread, 0.8 to 0.10): warn("Error in fetch %s. Possible
+# cause: %s".format(fetchRequest, t.toString)). A BufferUnderflowException there is the fetch response read past its
+# end: laid out as an older version than the consumer asked for, a broker older than the client (a 0.9 consumer against
+# 0.8.2) -- likely, not certain. Only the consumer's fetcher (ConsumerFetcherThread): a broker's ReplicaFetcherThread
+# says the same of another broker, which is no client's version gap.
+@pattern("java.old_consumer_fetch_underflow", JAVA, "Possible cause: java.nio.BufferUnderflowException",
+         r"Error in fetch (?P<request>\S+?)\.? Possible cause: java\.nio\.BufferUnderflowException",
+         "WARN  [ConsumerFetcherThread] Error in fetch kafka.consumer.ConsumerFetcherThread$FetchRequest@1b2c3d4e. "
+         "Possible cause: java.nio.BufferUnderflowException")
+def _old_consumer_fetch_underflow(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    if "ConsumerFetcherThread" not in m.string or "ReplicaFetcherThread" in m.string:
+        return
+    yield gap(JAVA, "Fetch", m.group(0), guess=f"{m.group(0)} (a fetch response the consumer could not read)")
+
+
 # A message Java's protocol reader ran out of bytes in (ArrayOf.read's SchemaException "Error reading array of size " +
 # size + ", only " + remaining + " bytes available", wrapped by Schema.read in "Error reading field 'name': ..."): it is
 # laid out as another version than the reader expects -- a client reading an older broker's answer (a Java client

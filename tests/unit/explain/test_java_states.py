@@ -147,3 +147,32 @@ def test_words_that_only_show_where_a_cause_surfaced_are_not_called_the_clients_
                                            ("No entry found for connection 2", False), ("SSL handshake failed", False)])
 def test_a_hedge_is_told_from_where_a_cause_surfaced(words, hedged):
     assert bool(HEDGE.search(words)) is hedged
+
+
+# kafka-clients Selector.connect: UnresolvedAddressException rethrown as IOException("Can't resolve address: " +
+# address); an unresolved InetSocketAddress prints host:port before Java 14, host/<unresolved>:port since.
+@pytest.mark.parametrize("line", [
+    "java.io.IOException: Can't resolve address: kafka-1.example/<unresolved>:9092",
+    "java.io.IOException: Can't resolve address: kafka-1.example:9092",
+])
+def test_selectors_cant_resolve_alone_gives_both_roles_as_readings(line):
+    found = explained(line).findings
+    assert sorted((f.id, f.severity) for f in found) == [("ADVERTISED_UNRESOLVABLE", "warning"),
+                                                         ("BOOTSTRAP_UNRESOLVABLE", "warning")]
+    assert all(f.evidence["host"] == "kafka-1.example" and f.evidence["port"] == 9092 for f in found)
+
+
+@pytest.mark.parametrize("node, finding_id", [("1", "ADVERTISED_UNRESOLVABLE"), ("-1", "BOOTSTRAP_UNRESOLVABLE")])
+def test_selectors_cant_resolve_takes_its_role_from_the_connection_above(node, finding_id):
+    paste = (f"WARN [Consumer clientId=c-1, groupId=g] Error connecting to node kafka-1.example:9092 (id: {node} rack: "
+             "null) (org.apache.kafka.clients.NetworkClient)\n"
+             "java.io.IOException: Can't resolve address: kafka-1.example/<unresolved>:9092\n"
+             "\tat org.apache.kafka.common.network.Selector.doConnect(Selector.java:235)\n")
+    found = explained(paste).findings
+    assert [(f.id, f.severity) for f in found] == [(finding_id, "error")]
+
+
+def test_zookeepers_unable_to_resolve_is_not_a_kafka_connection():
+    line = ("WARN [main-SendThread(zk-1.example:2181)] Unable to resolve address: zk-1.example:2181 "
+            "(org.apache.zookeeper.ClientCnxn)")
+    assert ids(explained(line)) == []

@@ -139,3 +139,26 @@ def test_javas_reader_running_out_of_bytes_in_a_message_is_likely_a_version_gap(
     findings = explained(line).findings
     assert [(f.id, f.severity) for f in findings] == [("BROKER_TOO_OLD", "warning")]
     assert "another version than its reader expected" in findings[0].explanation
+
+
+# kafka.server.AbstractFetcherThread (0.8 to 0.10): warn("Error in fetch %s. Possible cause: %s".format(fetchRequest,
+# t.toString)) -- the Scala consumer's ConsumerFetcherThread, and a broker's ReplicaFetcherThread alike.
+def test_the_scala_consumers_fetch_read_past_its_end_is_a_likely_broker_too_old():
+    line = ("2026-12-07 10:00:00,000 WARN  [ConsumerFetcherThread-orders_host-1-0] Error in fetch "
+            "kafka.consumer.ConsumerFetcherThread$FetchRequest@5e1f2a3b. Possible cause: java.nio.BufferUnderflowException")
+    finding = only(explained(line), "BROKER_TOO_OLD")
+    assert finding.severity == "warning" and finding.title.startswith("Likely: ")
+    assert finding.evidence["api"] == "Fetch"
+
+
+def test_a_replica_fetchers_same_words_are_no_clients_version_gap():
+    line = ("[2026-12-07 10:00:00,000] WARN [ReplicaFetcherThread-0-2]: Error in fetch "
+            "kafka.server.ReplicaFetcherThread$FetchRequest@5e1f2a3b. Possible cause: java.nio.BufferUnderflowException "
+            "(kafka.server.ReplicaFetcherThread)")
+    assert "BROKER_TOO_OLD" not in ids(explained(line))
+
+
+def test_the_scala_consumers_fetch_failing_otherwise_is_no_version_gap():
+    line = ("WARN  [ConsumerFetcherThread-orders_host-1-0] Error in fetch kafka.consumer.ConsumerFetcherThread"
+            "$FetchRequest@5e1f2a3b. Possible cause: java.nio.channels.ClosedChannelException")
+    assert "BROKER_TOO_OLD" not in ids(explained(line))
