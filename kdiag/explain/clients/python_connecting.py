@@ -1,0 +1,165 @@
+"""What kafka-python and aiokafka say while a connection is being made, read from their sources (kafka-python
+2.x ``kafka/conn.py`` and ``kafka/client_async.py``, and 1.4's wording; aiokafka ``client.py`` and ``conn.py``):
+
+- kafka-python's connect attempt that timed out, in the state its connection's name shows (``<connecting>``: the TCP
+  connect; ``<handshake>``: a TLS handshake that got no answer, which no finding names; authenticating or the version
+  check: a listener that took the connection and answered no Kafka request), and its ``Closing connection. <error>`` line, which names the
+  connection and repeats the error (``KafkaConnectionError: 111 ECONNREFUSED``, ``Unable to determine broker
+  version.``);
+- the broker hanging up in the middle of a SASL exchange (``Connection failure during Sasl Authenticate``);
+- Python's ssl module meeting a peer that does not speak TLS, in either client's connect;
+- aiokafka's Metadata request on a bootstrap connection that got no answer, and the brokers it could not update the
+  metadata from; kafka-python's ``NodeNotReadyError: Connection failed to 1``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_python_connection
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
+                                     HOSTPORT, KAFKA_PYTHON, SASL_CREDENTIALS, TLS_ON_PLAINTEXT, Fact,
+                                     Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
+
+PATTERNS: list[Pattern] = []
+pattern = registrar(PATTERNS)
+
+# kafka-python's ConnectionStates, as its connection's name prints them (2.x; 1.4 has no API_VERSIONS states).
+_STATE = re.compile(r"<BrokerConnection [^<>]*<(?P<state>connecting|handshake|authenticating|connected|"
+                    r"checking_api_versions_\w+)>")
+_ADDRESS = re.compile(r"\[IPv[46] \('(?P<addr>[^']+)'")
+_ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
+                "ENETUNREACH": "unreachable"}
+
+
+def _state(line: str) -> str | None:
+    m = _STATE.search(line)
+    return m.group("state") if m else None
+
+
+def _address(line: str) -> str | None:
+    m = _ADDRESS.search(line)
+    return m.group("addr") if m else None
+
+
+def _timed_out(line: str, words: str) -> Iterator[Item]:
+    """kafka-python's connect attempt past request_timeout_ms, by the state it was in."""
+    host, port, node_id, role = kafka_python_connection(line)
+    state = _state(line)
+    if state in (None, "connecting"):
+        yield Sighting(CONNECT, KAFKA_PYTHON, host, port, _address(line), node_id, role, status="timeout",
+                       detail=words)
+    elif state == "handshake":  # the ClientHello got no answer: not a refusal, not a certificate; no finding says it
+        return
+    else:  # authenticating, or the version check: the listener took the connection and answered no Kafka request
+        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                       detail=f"{words} in state {state}: no answer to the client's first requests")
+
+
+# 2.x: log.error('%s: Connection attempt timed out', self); 1.4: log.error('Connection attempt to %s timed out', self).
+@pattern("kafka_python.connect_timed_out", KAFKA_PYTHON, "Connection attempt ",
+         r">: Connection attempt timed out|Connection attempt to <BrokerConnection .*?> timed out",
+         "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=bootstrap-0 "
+         "host=b1.example:9092 <connecting> [IPv4 ('192.0.2.10', 9092)]>: Connection attempt timed out")
+def _kafka_python_connect_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _timed_out(m.string, "Connection attempt timed out")
+
+
+# 2.x close(): log.log(ERROR, '%s: Closing connection. %s', self, error): the connection's name, then the error.
+@pattern("kafka_python.closing_connection", KAFKA_PYTHON, ">: Closing connection. ",
+         r">: Closing connection\. KafkaConnectionError: (?:(?P<errno>\d+) (?P<name>E[A-Z]+)|(?P<timeout>timeout)$|"
+         r"(?P<version>Unable to determine broker version\.))",
+         "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=bootstrap-0 "
+         "host=b1.example:9092 <connecting> [IPv4 ('192.0.2.10', 9092)]>: Closing connection. KafkaConnectionError: "
+         "111 ECONNREFUSED")
+def _kafka_python_closing_connection(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = kafka_python_connection(m.string)
+    if m.group("timeout"):
+        yield from _timed_out(m.string, "Closing connection. KafkaConnectionError: timeout")
+    elif m.group("version"):  # every version probe failed or went unanswered (UnrecognizedBrokerVersion follows)
+        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                       detail="no answer to the version check (ApiVersions and the older probes)")
+    else:
+        status = _ERRNO_NAMES.get(m.group("name")) or ERRNO_TCP.get(m.group("errno"))
+        if status is not None:
+            yield Sighting(CONNECT, KAFKA_PYTHON, host, port, _address(m.string), node_id, role, status=status,
+                           detail=m.group(0)[3:])
+
+
+# 2.x _sasl_authenticate: the connection could not send or got no token back (the broker hung up); its
+# _recv_sasl_authenticate/_send_sasl_authenticate log.exception. Brokers before Kafka 1.0 hang up on a failed login.
+@pattern("kafka_python.sasl_hung_up", KAFKA_PYTHON, "Connection failure during Sasl Authenticate",
+         r"Connection failure during Sasl Authenticate",
+         "kafka.errors.KafkaConnectionError: KafkaConnectionError: <BrokerConnection "
+         "client_id=kafka-python-producer-1, node_id=bootstrap-0 host=b1.example:9094 <authenticating> "
+         "[IPv4 ('192.0.2.10', 9094)]>: Connection failure during Sasl Authenticate")
+@pattern("kafka_python.sasl_bytes", KAFKA_PYTHON, "sasl auth bytes",
+         r"Error (?:receiving|sending) sasl auth bytes (?:from|to) server",
+         "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=bootstrap-0 "
+         "host=b1.example:9094 <authenticating> [IPv4 ('192.0.2.10', 9094)]>: Error receiving sasl auth bytes from "
+         "server")
+def _kafka_python_sasl_hung_up(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = kafka_python_connection(m.string)
+    yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0),
+                   guess="the broker hung up while the client authenticated")
+
+
+# client_async.py: check_version's NodeNotReadyError("Connection failed to %s"), _wait_for_ready's
+# KafkaConnectionError("Connection to %s failed."): a broker the metadata named, never connected, reason elsewhere.
+@pattern("kafka_python.connection_failed_to", KAFKA_PYTHON, "Connection failed to ",
+         r"Connection failed to (?P<id>\d+)\b",
+         "kafka.errors.NodeNotReadyError: NodeNotReadyError: Connection failed to 1")
+@pattern("kafka_python.connection_to_failed", KAFKA_PYTHON, " failed.", r"Connection to (?P<id>\d+) failed\.",
+         "kafka.errors.KafkaConnectionError: KafkaConnectionError: Connection to 1 failed.")
+def _kafka_python_connection_failed_to(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0))
+
+
+# Python's ssl module when the answer to its ClientHello is not TLS (a plaintext listener hanging up on it, a server
+# that speaks something else): its reason codes. Python before 3.10 words the hang-up "EOF occurred in violation of
+# protocol", which a connection can meet later too: read only in a connect's words.
+_NOT_TLS = re.compile(r"\[SSL: (?P<code>WRONG_VERSION_NUMBER|RECORD_LAYER_FAILURE|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG|"
+                      r"UNEXPECTED_EOF_WHILE_READING)\]|(?P<eof>EOF occurred in violation of protocol)")
+_CONNECTING = re.compile(rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node with id (?P<id>-?\d+))|<handshake>")
+
+
+@pattern("python.not_tls", KAFKA_PYTHON, "SSL", _NOT_TLS.pattern,
+         "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: WRONG_VERSION_NUMBER] wrong version number "
+         "(_ssl.c:1006)")
+def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connecting = _CONNECTING.search(m.string)
+    if connecting is None and (m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"):
+        return
+    if connecting is not None and connecting.group(0) != "<handshake>":
+        host, port = split_endpoint(connecting.group("hp")) if connecting.group("hp") else (None, None)
+        node_id = int(connecting.group("id")) if connecting.group("id") else None
+        client, role = AIOKAFKA, BOOTSTRAP if host else ADVERTISED
+    else:
+        host, port, node_id, role = kafka_python_connection(m.string)
+        client = KAFKA_PYTHON
+    yield Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
+
+
+# aiokafka client.bootstrap(): the connection was made, its Metadata request failed: a timeout (RequestTimedOutError,
+# or asyncio's TimeoutError, whose words are empty) or the broker closing it: the bootstrap listener answered no
+# Kafka request (a TLS or SASL listener met in plaintext, a port that is not Kafka's). Not an idle close: it is
+# the connection's first request.
+@pattern("aiokafka.bootstrap_metadata", AIOKAFKA, "Unable to request metadata from",
+         rf"Unable to request metadata from \"(?P<hp>{HOSTPORT})\": ?(?P<why>.*)",
+         "WARNING:aiokafka:Unable to request metadata from \"b1.example:9093\": RequestTimedOutError")
+def _aiokafka_bootstrap_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact(BOOTSTRAP, host, port)
+    why = m.group("why").strip()
+    if not why or "RequestTimedOutError" in why or re.search(r"Connection at \S+ (?:closed|broken)", why):
+        yield Sighting(CONNECTION_CLOSED, AIOKAFKA, host, port, role=BOOTSTRAP,
+                       detail=f"the bootstrap connection's first Metadata request: {why or 'timed out'}"[:200])
+
+
+# aiokafka client._metadata_update: no broker of those the metadata named answered its Metadata request.
+@pattern("aiokafka.metadata_update", AIOKAFKA, "Unable to update metadata from",
+         r"Unable to update metadata from \[(?P<ids>[\d, ]+)\]", "ERROR:aiokafka:Unable to update metadata from [1, 2]")
+def _aiokafka_metadata_update(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    for node_id in re.findall(r"\d+", m.group("ids")):
+        yield Sighting(ADVERTISED_DOWN, AIOKAFKA, node_id=int(node_id), role=ADVERTISED, detail=m.group(0))
