@@ -280,14 +280,6 @@ def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterato
 _SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
 
 
-# kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.
-@pattern("kafka_python.ssl_closed_during_handshake", KAFKA_PYTHON, "SSL connection closed by server during handshake",
-         r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
-         "during handshake.")
-def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
-
-
 # The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not
 # exist) and a partition's (5: no leader), as the protocol's numbers.
 @pattern("python.metadata_response", KAFKA_PYTHON, "MetadataResponse", r"MetadataResponse\w*\((?P<body>.*)",

@@ -141,6 +141,14 @@ def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
 
 
+# kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.
+@pattern("kafka_python.ssl_closed_during_handshake", KAFKA_PYTHON, "SSL connection closed by server during handshake",
+         r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
+         "during handshake.")
+def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+
+
 # aiokafka client.bootstrap(): the connection was made, its Metadata request failed: a timeout (RequestTimedOutError,
 # or asyncio's TimeoutError, whose words are empty) or the broker closing it: the bootstrap listener answered no
 # Kafka request (a TLS or SASL listener met in plaintext, a port that is not Kafka's). Not an idle close: it is
