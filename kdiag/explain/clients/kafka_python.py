@@ -13,10 +13,10 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
-                                     CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER, NOT_IN_METADATA,
-                                     REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_ON_PLAINTEXT,
-                                     TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
-                                     registrar, split_endpoint, tcp_status)
+                                     CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER,
+                                     NOT_IN_METADATA, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     dns_status, registrar, split_endpoint, tcp_status)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -47,6 +47,8 @@ def kafka_python_connection(line: str) -> tuple[str | None, int | None, int | No
     ident = m.group("id")
     if ident.isdigit():
         return host, port, int(ident), ADVERTISED
+    if ident.startswith("coordinator-") and ident[12:].isdigit():  # 2.x cluster.py: a group coordinator's connection
+        return host, port, int(ident[12:]), COORDINATOR
     return host, port, None, BOOTSTRAP if ident.startswith("bootstrap") else UNKNOWN
 
 

@@ -7,9 +7,12 @@
   connection and repeats the error (``KafkaConnectionError: 111 ECONNREFUSED``, ``Unable to determine broker
   version.``);
 - the broker hanging up in the middle of a SASL exchange (``Connection failure during Sasl Authenticate``);
-- Python's ssl module meeting a peer that does not speak TLS, in either client's connect;
+- Python's ssl module meeting a peer that does not speak TLS, in either client's connect, and asyncio's WinError words
+  for a connect on Windows;
 - aiokafka's Metadata request on a bootstrap connection that got no answer, and the brokers it could not update the
-  metadata from; kafka-python's ``NodeNotReadyError: Connection failed to 1``.
+  metadata from; kafka-python's ``NodeNotReadyError: Connection failed to 1``;
+- and when a connection that was up breaks: kafka-python's ``Error sending request data``, ``Error receiving network
+  data closing socket``, and its ``Protocol out of sync`` (bytes it had not asked for: a server that speaks first).
 """
 
 from __future__ import annotations
@@ -19,8 +22,8 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_python_connection
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
-                                     HOSTPORT, KAFKA_PYTHON, SASL_CREDENTIALS, TLS_ON_PLAINTEXT, Fact,
-                                     Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
+                                     HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
+                                     Fact, Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -69,7 +72,7 @@ def _kafka_python_connect_timed_out(m: re.Match[str], scan: ScanState) -> Iterat
 # 2.x close(): log.log(ERROR, '%s: Closing connection. %s', self, error): the connection's name, then the error.
 @pattern("kafka_python.closing_connection", KAFKA_PYTHON, ">: Closing connection. ",
          r">: Closing connection\. KafkaConnectionError: (?:(?P<errno>\d+) (?P<name>E[A-Z]+)|(?P<timeout>timeout)$|"
-         r"(?P<version>Unable to determine broker version\.))",
+         r"(?P<version>Unable to determine broker version\.)|(?P<dns>DNS failure)$)",
          "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=bootstrap-0 "
          "host=b1.example:9092 <connecting> [IPv4 ('192.0.2.10', 9092)]>: Closing connection. KafkaConnectionError: "
          "111 ECONNREFUSED")
@@ -77,6 +80,9 @@ def _kafka_python_closing_connection(m: re.Match[str], scan: ScanState) -> Itera
     host, port, node_id, role = kafka_python_connection(m.string)
     if m.group("timeout"):
         yield from _timed_out(m.string, "Closing connection. KafkaConnectionError: timeout")
+    elif m.group("dns"):  # connect(): the name gave no address (the lookup's own line says why)
+        yield Sighting(RESOLVE, KAFKA_PYTHON, host, port, node_id=node_id, role=role, status="nxdomain",
+                       detail="DNS failure")
     elif m.group("version"):  # every version probe failed or went unanswered (UnrecognizedBrokerVersion follows)
         yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                        detail="no answer to the version check (ApiVersions and the older probes)")
@@ -147,6 +153,51 @@ def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "during handshake.")
 def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+
+
+# conn.py send/recv: log.exception("%s: Error sending request data" (1.4: "Error sending request data to %s"),
+# '%s: Error receiving network data closing socket': the socket broke under a connection that was up (the error
+# is on the traceback's last line; a broken pipe there says the other side had closed first).
+@pattern("kafka_python.sending_data", KAFKA_PYTHON, "Error sending request data", r"Error sending request data",
+         "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=1 host=b1.example:9092 "
+         "<connected> [IPv4 ('192.0.2.10', 9092)]>: Error sending request data")
+@pattern("kafka_python.receiving_data", KAFKA_PYTHON, "Error receiving network data",
+         r"Error receiving network data closing socket",
+         "ERROR:kafka.conn:<BrokerConnection client_id=kafka-python-producer-1, node_id=1 host=b1.example:9092 "
+         "<connected> [IPv4 ('192.0.2.10', 9092)]>: Error receiving network data closing socket")
+def _kafka_python_network_data(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port, node_id, role = kafka_python_connection(m.string)
+    yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0))
+
+
+# client_async.py: bytes arrived on a connection with no request in flight (a 1-byte read found data): Kafka never
+# speaks first, a server that greets its clients does (SSH, SMTP, a database, a proxy's error page).
+@pattern("kafka_python.out_of_sync", KAFKA_PYTHON, "Protocol out of sync on", r"Protocol out of sync on .*?, closing",
+         "WARNING:kafka.client:Protocol out of sync on <kafka.conn.BrokerConnection object at 0x7f3a2c1b5d30>, closing")
+def _kafka_python_out_of_sync(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NOT_KAFKA, KAFKA_PYTHON, detail="data arrived that the client had not asked for",
+                   guess="Protocol out of sync (the other side spoke first, which a Kafka broker never does)")
+
+
+# asyncio's connect on Windows (the Proactor loop) words its errors as WinError: aiokafka passes them on.
+_WINERROR_TCP = {"1225": "refused", "10061": "refused", "121": "timeout", "10060": "timeout", "1231": "unreachable",
+                 "10065": "unreachable", "10051": "unreachable"}
+
+
+@pattern("aiokafka.winerror", AIOKAFKA, "[WinError ",
+         rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node with id (?P<id>\d+)): \[WinError (?P<n>\d+)\]",
+         "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [WinError 1225] The remote computer refused the "
+         "network connection")
+def _aiokafka_winerror(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    status = _WINERROR_TCP.get(m.group("n"))
+    if status is None:
+        return
+    if m.group("hp"):
+        host, port = split_endpoint(m.group("hp"))
+        yield Sighting(CONNECT, AIOKAFKA, host, port, role=BOOTSTRAP, status=status, detail=m.group(0))
+    else:
+        yield Sighting(CONNECT, AIOKAFKA, node_id=int(m.group("id")), role=ADVERTISED, status=status,
+                       detail=m.group(0))
 
 
 # aiokafka client.bootstrap(): the connection was made, its Metadata request failed: a timeout (RequestTimedOutError,

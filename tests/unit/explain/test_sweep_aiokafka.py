@@ -36,6 +36,13 @@ ROWS = [
         "wrong version number (_ssl.c:1006)", CERTAIN, "TLS_UNEXPECTED"),
     row("eof-in-connect", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [SSL: UNEXPECTED_EOF_WHILE_READING] "
         "EOF occurred in violation of protocol (_ssl.c:1006)", CERTAIN, "TLS_UNEXPECTED"),
+    # Windows' Proactor loop: WinError 1225 (ERROR_CONNECTION_REFUSED), 121 (the semaphore timeout)
+    row("winerror-refused", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [WinError 1225] The remote computer "
+        "refused the network connection", CERTAIN, "BOOTSTRAP_REFUSED"),
+    row("winerror-timeout", "ERROR:aiokafka:Unable connect to node with id 1: [WinError 121] The semaphore timeout "
+        "period has expired", CERTAIN, "ADVERTISED_UNREACHABLE"),
+    row("errno-timeout", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [Errno 110] Connect call failed "
+        "('192.0.2.10', 9092)", CERTAIN, "BOOTSTRAP_TIMEOUT"),
     row("unable-to-bootstrap", "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
         "[('b1.example', 9092, <AddressFamily.AF_UNSPEC: 0>)]", READING, "BOOTSTRAP_REFUSED", "BOOTSTRAP_UNRESOLVABLE"),
     # the bootstrap connection was made and its first request, Metadata, failed: a listener not speaking the

@@ -104,6 +104,27 @@ ROWS = [
         READING, "ADVERTISED_UNREACHABLE"),
     row("connection-to-failed", "kafka.errors.KafkaConnectionError: KafkaConnectionError: Connection to 1 failed.",
         READING, "ADVERTISED_UNREACHABLE"),
+    # a coordinator's connection (2.x cluster.py: node_id 'coordinator-N'): broker N
+    row("coordinator-connect-timed-out", f"ERROR:kafka.conn:{conn('coordinator-1')}: Connection attempt timed out",
+        CERTAIN, "ADVERTISED_UNREACHABLE"),
+    row("closing-dns-failure", f"ERROR:kafka.conn:{conn()}: Closing connection. KafkaConnectionError: DNS failure",
+        CERTAIN, "BOOTSTRAP_UNRESOLVABLE"),
+    # --- a connection that was up breaks: conn.py send/recv ----------------------------------------------------------
+    row("sending-request-data", f"ERROR:kafka.conn:{conn('1', state='connected')}: Error sending request data\n"
+        "BrokenPipeError: [Errno 32] Broken pipe", READING, "IDLE_CONNECTION_DROPPED"),
+    row("receiving-network-data", f"ERROR:kafka.conn:{conn('1', state='connected')}: Error receiving network data "
+        "closing socket\nConnectionResetError: [Errno 104] Connection reset by peer", READING, "IDLE_CONNECTION_DROPPED"),
+    # client_async.py: bytes nobody asked for (a server that speaks first); an idle close alone says only the next line
+    row("protocol-out-of-sync", "WARNING:kafka.client:Protocol out of sync on <kafka.conn.BrokerConnection object at "
+        "0x7f3a2c1b5d30>, closing", LIKELY, "NOT_KAFKA"),
+    row("event-read-without-requests", "kafka.errors.KafkaConnectionError: KafkaConnectionError: Socket EVENT_READ "
+        "without in-flight-requests", NONE),
+    # --- records given up on: 2.x sender.py, 1.4 record_accumulator.py ---------------------------------------------
+    row("expiring", "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Expiring 1 record(s) for TopicPartition("
+        "topic='t1', partition=0): 120000 ms has passed since batch creation", READING, "ADVERTISED_UNREACHABLE"),
+    row("batch-expired-1.4", "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Batch for TopicPartition(topic='t1', "
+        "partition=0) containing 1 record(s) expired: 30 seconds have passed since batch creation plus linger time",
+        READING, "ADVERTISED_UNREACHABLE"),
     # --- metadata and versions ------------------------------------------------------------------------------------
     row("metadata-timeout", "kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Failed to update metadata after 60.0 "
         "secs.", LIKELY, "TOPIC_NOT_FOUND"),
