@@ -9,9 +9,9 @@ from collections.abc import Iterator
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, HOST,
-                                     KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting, dns_status,
-                                     registrar, split_endpoint, tcp_status)
+                                     KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_FAILED,
+                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, dns_status, registrar, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -172,6 +172,26 @@ def _kafkajs_closed_during_sasl(m: re.Match[str], scan: ScanState) -> Iterator[I
 def _kafkajs_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = _kafkajs_endpoint(m.string, scan)
     yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group("why"))
+
+
+# OpenSSL's words through Node when the listener answered the handshake with an alert: about the client's
+# certificate, as librdkafka's (the same OpenSSL words); "handshake failure" says no more (no shared cipher or
+# version, or a listener that wants a client certificate): a TLS reading.
+@pattern("kafkajs.tls_alert", KAFKAJS, "SSL alert number",
+         r"Connection error: [^\"]*?SSL routines:\w*:(?:sslv3|tlsv1|tlsv13) alert (?P<alert>bad certificate|"
+         r"certificate required|unknown ca|certificate unknown|certificate expired|certificate revoked|unsupported "
+         r"certificate|access denied|handshake failure)",
+         "KafkaJSConnectionError: Connection error: C0D7:error:0A00045C:SSL routines:ssl3_read_bytes:tlsv13 alert "
+         "certificate required:../deps/openssl/openssl/ssl/record/rec_layer_s3.c:1605:SSL alert number 116")
+def _kafkajs_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = _kafkajs_endpoint(m.string, scan)
+    alert = m.group("alert").replace(" ", "_")
+    if alert == "handshake_failure":
+        yield Sighting(TLS_FAILED, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0),
+                       guess=f"alert {m.group('alert')}")
+    else:
+        yield Sighting(client_certificate_symptom(alert, scan), KAFKAJS, host, port, role=_kafkajs_role(m.string),
+                       detail=alert)
 
 
 # network/requestQueue/socketRequest.js: KafkaJSRequestTimeoutError "Request <Api>(key: N, version: V) timed out". The

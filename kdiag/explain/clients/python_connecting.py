@@ -3,12 +3,12 @@
 
 - kafka-python's connect attempt that timed out, in the state its connection's name shows (``<connecting>``: the TCP
   connect; ``<handshake>``: a TLS handshake that got no answer, which no finding names; authenticating or the version
-  check: a listener that took the connection and answered no Kafka request), and its ``Closing connection. <error>`` line, which names the
-  connection and repeats the error (``KafkaConnectionError: 111 ECONNREFUSED``, ``Unable to determine broker
-  version.``);
+  check: a listener that took the connection and answered no Kafka request), and its ``Closing connection. <error>``
+  line, which names the connection and repeats the error (``KafkaConnectionError: 111 ECONNREFUSED``, ``Unable to
+  determine broker version.``);
 - the broker hanging up in the middle of a SASL exchange (``Connection failure during Sasl Authenticate``);
-- Python's ssl module meeting a peer that does not speak TLS, in either client's connect, and asyncio's WinError words
-  for a connect on Windows;
+- Python's ssl module meeting a peer that does not speak TLS, or a listener's alert about the client's certificate,
+  in either client's connect; asyncio's WinError words for a connect on Windows;
 - aiokafka's Metadata request on a bootstrap connection that got no answer, and the brokers it could not update the
   metadata from; kafka-python's ``NodeNotReadyError: Connection failed to 1``;
 - and when a connection that was up breaks: kafka-python's ``Error sending request data``, ``Error receiving network
@@ -22,8 +22,9 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_python_connection
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
-                                     HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
-                                     Fact, Item, Pattern, ScanState, Sighting, registrar, split_endpoint)
+                                     HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_FAILED,
+                                     TLS_ON_PLAINTEXT, Fact, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -134,17 +135,42 @@ _CONNECTING = re.compile(rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node wit
          "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: WRONG_VERSION_NUMBER] wrong version number "
          "(_ssl.c:1006)")
 def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    connecting = _CONNECTING.search(m.string)
-    if connecting is None and (m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"):
+    if _CONNECTING.search(m.string) is None and (m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"):
         return
+    client, host, port, node_id, role = _python_connection(m.string)
+    yield Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
+
+
+def _python_connection(line: str) -> tuple[str, str | None, int | None, int | None, str]:
+    """The client, host, port, node id and role of the connection a Python client's line is about."""
+    connecting = _CONNECTING.search(line)
     if connecting is not None and connecting.group(0) != "<handshake>":
         host, port = split_endpoint(connecting.group("hp")) if connecting.group("hp") else (None, None)
         node_id = int(connecting.group("id")) if connecting.group("id") else None
-        client, role = AIOKAFKA, BOOTSTRAP if host else ADVERTISED
+        return AIOKAFKA, host, port, node_id, BOOTSTRAP if host else ADVERTISED
+    return (KAFKA_PYTHON, *kafka_python_connection(line))
+
+
+# Python's ssl when the listener answered the handshake with an alert (OpenSSL's reason codes): about the client's
+# certificate, as librdkafka's and Go's alerts; "handshake failure" says no more (no shared cipher or version, or a
+# listener that wants a client certificate): a TLS reading.
+_ALERT = re.compile(r"\[SSL: (?:SSLV3|TLSV1|TLSV13)_ALERT_(?P<alert>BAD_CERTIFICATE|CERTIFICATE_REQUIRED|UNKNOWN_CA|"
+                    r"CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|UNSUPPORTED_CERTIFICATE|"
+                    r"ACCESS_DENIED|HANDSHAKE_FAILURE)\]")
+
+
+@pattern("python.tls_alert", KAFKA_PYTHON, "_ALERT_", _ALERT.pattern,
+         "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: TLSV13_ALERT_CERTIFICATE_REQUIRED] tlsv13 alert "
+         "certificate required (_ssl.c:2633)")
+def _python_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    client, host, port, node_id, role = _python_connection(m.string)
+    alert = m.group("alert").lower()
+    if alert == "handshake_failure":
+        yield Sighting(TLS_FAILED, client, host, port, node_id=node_id, role=role, detail=m.group(0),
+                       guess=m.group(0))
     else:
-        host, port, node_id, role = kafka_python_connection(m.string)
-        client = KAFKA_PYTHON
-    yield Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
+        yield Sighting(client_certificate_symptom(alert, scan), client, host, port, node_id=node_id, role=role,
+                       detail=alert)
 
 
 # kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.

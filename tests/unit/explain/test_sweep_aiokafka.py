@@ -43,6 +43,14 @@ ROWS = [
         "period has expired", CERTAIN, "ADVERTISED_UNREACHABLE"),
     row("errno-timeout", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [Errno 110] Connect call failed "
         "('192.0.2.10', 9092)", CERTAIN, "BOOTSTRAP_TIMEOUT"),
+    # the listener's alert about the client's certificate (ssl's reason codes)
+    row("alert-certificate-required", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: "
+        "TLSV13_ALERT_CERTIFICATE_REQUIRED] tlsv13 alert certificate required (_ssl.c:2633)",
+        CERTAIN, "TLS_CLIENT_CERT_REQUIRED"),
+    row("alert-unknown-ca", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 "
+        "alert unknown ca (_ssl.c:1006)", CERTAIN, "TLS_CLIENT_CERT_REJECTED"),
+    row("alert-handshake-failure", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: "
+        "SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure (_ssl.c:1006)", LIKELY, "TLS_CERT_UNTRUSTED"),
     row("unable-to-bootstrap", "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
         "[('b1.example', 9092, <AddressFamily.AF_UNSPEC: 0>)]", READING, "BOOTSTRAP_REFUSED", "BOOTSTRAP_UNRESOLVABLE"),
     # the bootstrap connection was made and its first request, Metadata, failed: a listener not speaking the

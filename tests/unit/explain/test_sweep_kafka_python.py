@@ -69,6 +69,9 @@ ROWS = [
     row("hostname-mismatch", "ssl.SSLCertVerificationError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify "
         "failed: Hostname mismatch, certificate is not valid for 'b1.example'. (_ssl.c:1006)",
         CERTAIN, "TLS_HOSTNAME_MISMATCH"),
+    row("alert-bad-certificate", f"ERROR:kafka.conn:{conn(state='handshake', host='b1.example:9093')}: Closing "
+        "connection. KafkaConnectionError: [SSL: SSLV3_ALERT_BAD_CERTIFICATE] sslv3 alert bad certificate "
+        "(_ssl.c:1131)", CERTAIN, "TLS_CLIENT_CERT_REQUIRED"),
     row("wrong-version-number", "ssl.SSLError: [SSL: WRONG_VERSION_NUMBER] wrong version number (_ssl.c:1006)",
         CERTAIN, "TLS_UNEXPECTED"),
     row("eof-outside-a-connect", "ssl.SSLEOFError: EOF occurred in violation of protocol (_ssl.c:2426)", NONE),

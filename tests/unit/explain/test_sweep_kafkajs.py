@@ -80,6 +80,21 @@ ROWS = [
     row("wrong-version-number-thrown", "KafkaJSConnectionError: Connection error: 140437040813888:error:1408F10B:SSL "
         "routines:ssl3_get_record:wrong version number:../deps/openssl/openssl/ssl/record/ssl3_record.c:332:",
         CERTAIN, "TLS_UNEXPECTED"),
+    # the listener's alert about the client's certificate (OpenSSL's words through Node)
+    row("alert-certificate-required", js("[Connection] Connection error: C0D7:error:0A00045C:SSL routines:"
+                                         "ssl3_read_bytes:tlsv13 alert certificate required:../deps/openssl/openssl/ssl/"
+                                         "record/rec_layer_s3.c:1605:SSL alert number 116\n", "b1.example:9093"),
+        CERTAIN, "TLS_CLIENT_CERT_REQUIRED"),
+    row("alert-unknown-ca", js("[Connection] Connection error: 140437040813888:error:14094418:SSL routines:"
+                               "ssl3_read_bytes:tlsv1 alert unknown ca:../deps/openssl/openssl/ssl/record/"
+                               "rec_layer_s3.c:1544:SSL alert number 48\n", "b1.example:9093"),
+        CERTAIN, "TLS_CLIENT_CERT_REJECTED"),
+    row("alert-handshake-failure", js("[Connection] Connection error: 140437040813888:error:14094410:SSL routines:"
+                                      "ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/"
+                                      "record/rec_layer_s3.c:1544:SSL alert number 40\n", "b1.example:9093"),
+        LIKELY, "TLS_CERT_UNTRUSTED"),
+    row("unsupported-protocol", js("[Connection] Connection error: C0D7:error:0A000102:SSL routines::unsupported "
+                                   "protocol", "b1.example:9093"), NONE),
     # --- the broker hanging up: connection.js onEnd ("Closed connection"), sendAuthRequest's onError -------------
     row("closed-connection", js("[BrokerPool] Closed connection", None, **RETRY), READING, "TLS_EXPECTED",
         "SASL_REQUIRED"),
