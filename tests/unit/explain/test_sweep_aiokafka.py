@@ -55,8 +55,8 @@ ROWS = [
         "[('b1.example', 9092, <AddressFamily.AF_UNSPEC: 0>)]", READING, "BOOTSTRAP_REFUSED", "BOOTSTRAP_UNRESOLVABLE"),
     # the bootstrap connection was made and its first request, Metadata, failed: a listener not speaking the
     # client's Kafka (TLS or SASL met in plaintext), not an idle close
-    row("metadata-closed", "WARNING:aiokafka:Unable to request metadata from \"b1.example:9093\": KafkaConnectionError: "
-        "Connection at b1.example:9093 closed", READING, "TLS_EXPECTED", "SASL_REQUIRED"),
+    row("metadata-closed", "WARNING:aiokafka:Unable to request metadata from \"b1.example:9093\": "
+        "KafkaConnectionError: Connection at b1.example:9093 closed", READING, "TLS_EXPECTED", "SASL_REQUIRED"),
     row("metadata-timed-out", "WARNING:aiokafka:Unable to request metadata from \"b1.example:9093\": "
         "RequestTimedOutError", READING, "TLS_EXPECTED", "SASL_REQUIRED"),
     row("metadata-no-words", "WARNING:aiokafka:Unable to request metadata from \"b1.example:9093\": ",
@@ -65,11 +65,18 @@ ROWS = [
     row("sasl-mechanism", "aiokafka.errors.UnsupportedSaslMechanismError: [Error 33] UnsupportedSaslMechanismError: "
         "Kafka broker does not support PLAIN sasl mechanism. Enabled mechanisms are: ['SCRAM-SHA-256']",
         CERTAIN, "SASL_MECHANISM_MISMATCH"),
-    row("sasl-failed", "ERROR:aiokafka:Unable connect to \"b1.example:9094\": [Error 58] SaslAuthenticationFailedError: "
-        "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256",
+    row("sasl-failed", "ERROR:aiokafka:Unable connect to \"b1.example:9094\": [Error 58] "
+        "SaslAuthenticationFailedError: Authentication failed during authentication due to invalid credentials with "
+        "SASL mechanism SCRAM-SHA-256",
         CERTAIN, "SASL_AUTH_FAILED"),
     row("scram-signature", "ERROR:aiokafka:Unable connect to \"b1.example:9094\": Server sent wrong signature!", NONE),
     row("sasl-plain-in-clear", "WARNING:aiokafka.conn:Sending username and password in the clear", NONE),
+    # --- topics: cluster.py, client.py, consumer/fetcher.py -----------------------------------------------------------
+    row("topic-authorization", "aiokafka.errors.TopicAuthorizationFailedError: [Error 29] "
+        "TopicAuthorizationFailedError: t1", CERTAIN, "TOPIC_AUTHORIZATION_FAILED"),
+    row("topic-not-authorized", "ERROR:aiokafka.cluster:Topic t1 is not authorized for this client", CERTAIN,
+        "TOPIC_AUTHORIZATION_FAILED"),
+    row("topic-not-found", "ERROR:aiokafka.cluster:Topic t1 not found in cluster metadata", CERTAIN, "TOPIC_NOT_FOUND"),
     # --- brokers the metadata named: client.py _get_conn, _metadata_update, send ----------------------------------
     row("refused-broker", "ERROR:aiokafka:Unable connect to node with id 1: [Errno 111] Connect call failed "
         "('192.0.2.10', 9092)", CERTAIN, "ADVERTISED_UNREACHABLE"),

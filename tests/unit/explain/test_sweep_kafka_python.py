@@ -116,7 +116,8 @@ ROWS = [
     row("sending-request-data", f"ERROR:kafka.conn:{conn('1', state='connected')}: Error sending request data\n"
         "BrokenPipeError: [Errno 32] Broken pipe", READING, "IDLE_CONNECTION_DROPPED"),
     row("receiving-network-data", f"ERROR:kafka.conn:{conn('1', state='connected')}: Error receiving network data "
-        "closing socket\nConnectionResetError: [Errno 104] Connection reset by peer", READING, "IDLE_CONNECTION_DROPPED"),
+        "closing socket\nConnectionResetError: [Errno 104] Connection reset by peer",
+        READING, "IDLE_CONNECTION_DROPPED"),
     # client_async.py: bytes nobody asked for (a server that speaks first); an idle close alone says only the next line
     row("protocol-out-of-sync", "WARNING:kafka.client:Protocol out of sync on <kafka.conn.BrokerConnection object at "
         "0x7f3a2c1b5d30>, closing", LIKELY, "NOT_KAFKA"),
@@ -135,6 +136,16 @@ ROWS = [
         "TOPIC_NOT_FOUND"),
     row("topic-authorization", "kafka.errors.TopicAuthorizationFailedError: [Error 29] TopicAuthorizationFailedError: "
         "{'t1'}", CERTAIN, "TOPIC_AUTHORIZATION_FAILED"),
+    # cluster.py, fetcher.py: a topic named with its metadata error or the authorization it lacks
+    row("topic-not-authorized", "ERROR:kafka.cluster:Topic t1 is not authorized for this client", CERTAIN,
+        "TOPIC_AUTHORIZATION_FAILED"),
+    row("not-authorized-to-read", "WARNING:kafka.consumer.fetcher:Not authorized to read from topic t1.", CERTAIN,
+        "TOPIC_AUTHORIZATION_FAILED"),
+    row("metadata-error-unknown-topic", "ERROR:kafka.cluster:Error fetching metadata for topic t1: [Error 3] "
+        "UnknownTopicOrPartitionError", CERTAIN, "TOPIC_NOT_FOUND"),
+    row("metadata-error-no-leader", "ERROR:kafka.cluster:Error fetching metadata for topic t1: [Error 5] "
+        "LeaderNotAvailableError", NONE),  # NO_LEADER, an info: leaders move
+    row("invalid-topic-name", "ERROR:kafka.cluster:'t 1' is not a valid topic name", NONE),
     row("incompatible-broker", "kafka.errors.IncompatibleBrokerVersion: IncompatibleBrokerVersion: Kafka broker does "
         "not support the 'CreateTopicsRequest_v0' Kafka protocol.", LIKELY, "BROKER_TOO_OLD"),
     row("auto-create-in-progress", "WARNING:kafka.cluster:Topic t1 is not available during auto-create "
