@@ -124,8 +124,10 @@ def _kafka_python_connection_failed_to(m: re.Match[str], scan: ScanState) -> Ite
 
 
 # Python's ssl module when the answer to its ClientHello is not TLS (a plaintext listener hanging up on it, a server
-# that speaks something else): its reason codes. Python before 3.10 words the hang-up "EOF occurred in violation of
-# protocol", which a connection can meet later too: read only in a connect's words.
+# that speaks something else): its reason codes. kafka-python 2.x raises them to the user as they are (conn.py
+# _try_handshake: "Other SSLErrors will be raised to user"), so the bare traceback line is its. Python before 3.10
+# words the hang-up "EOF occurred in violation of protocol", which a connection can meet later too: read only in a
+# connect's words.
 _NOT_TLS = re.compile(r"\[SSL: (?P<code>WRONG_VERSION_NUMBER|RECORD_LAYER_FAILURE|HTTP_REQUEST|PACKET_LENGTH_TOO_LONG|"
                       r"UNEXPECTED_EOF_WHILE_READING)\]|(?P<eof>EOF occurred in violation of protocol)")
 _CONNECTING = re.compile(rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node with id (?P<id>-?\d+))|<handshake>")
