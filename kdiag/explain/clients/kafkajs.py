@@ -124,6 +124,17 @@ def _kafkajs_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[It
     yield Sighting(CONNECTION_CLOSED, KAFKAJS, detail="Closed connection")
 
 
+# Node's socket errors on a connection that was made (connection.js onError): the broker's side reset it, or a write
+# met a socket the other side had already closed. The line's "broker" field names the connection, the seed broker
+# line its role.
+@pattern("kafkajs.reset", KAFKAJS, "Connection error: ", r"Connection error: (?P<what>read ECONNRESET|write EPIPE)\b",
+         '{"level":"ERROR","timestamp":"2026-12-07T21:00:00.000Z","logger":"kafkajs","message":"[Connection] '
+         'Connection error: read ECONNRESET","broker":"b1.example:9092","clientId":"app"}')
+def _kafkajs_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = _kafkajs_endpoint(m.string, scan)
+    yield Sighting(CONNECTION_CLOSED, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group("what"))
+
+
 # src/broker/saslAuthenticator/{plain,oauthBearer,awsIam}.js: "SASL <MECHANISM> authentication failed: <the broker's
 # words>"; scram.js: "SASL SCRAM SHA256 authentication failed: ..." (the digest's name, not the mechanism's).
 @pattern("kafkajs.sasl", KAFKAJS, "authentication failed", r"SASL (?P<mech>SCRAM SHA(?:256|512)|[\w-]+) authentication "

@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from tests.unit.explain.helpers import explained
 from tests.unit.explain.sweep_rows import CERTAIN, LIKELY, NONE, READING, ids_of, mismatch, row
 
 
@@ -103,7 +104,11 @@ ROWS = [
     row("closed-during-sasl", "KafkaJSConnectionError: Connection closed by the server", LIKELY, "SASL_AUTH_FAILED"),
     row("closed-during-sasl-seed", js(SEED + "Connection closed by the server", None, **RETRY),
         LIKELY, "SASL_AUTH_FAILED"),
-    row("econnreset", js("[Connection] Connection error: read ECONNRESET"), READING, "TLS_EXPECTED"),
+    row("econnreset", js("[Connection] Connection error: read ECONNRESET"), READING, "TLS_EXPECTED",
+        "IDLE_CONNECTION_DROPPED"),
+    row("econnreset-seed", js("[Connection] Connection error: read ECONNRESET") + "\n"
+        + js(SEED + "Connection error: read ECONNRESET", None, **RETRY), READING, "TLS_EXPECTED", "SASL_REQUIRED"),
+    row("epipe", js("[Connection] Connection error: write EPIPE"), LIKELY, "IDLE_CONNECTION_DROPPED"),
     # --- SASL: broker/saslAuthenticator/*.js ---------------------------------------------------------------------
     row("sasl-plain", js("[SaslAuthenticator-PLAIN] SASL PLAIN authentication failed: Authentication failed: Invalid "
                          "username or password", "b1.example:9094"), CERTAIN, "SASL_AUTH_FAILED"),
@@ -170,3 +175,12 @@ ROWS = [
 @pytest.mark.parametrize("r", ROWS, ids=ids_of(ROWS))
 def test_kafkajs_string_is_explained_as_its_source_means(r):
     assert mismatch(r) is None, mismatch(r)
+
+
+def test_a_seed_brokers_reset_is_its_first_exchange_not_an_idle_close():
+    """connection.js onError on the seed broker's connection (brokerPool.js names it): it never carried a request."""
+    paste = js("[Connection] Connection error: read ECONNRESET") + "\n" + js(
+        SEED + "Connection error: read ECONNRESET", None, **RETRY)
+    found = {f.id: f for f in explained(paste).findings}
+    assert "IDLE_CONNECTION_DROPPED" not in found
+    assert "b1.example:9092" in found["TLS_EXPECTED"].title
