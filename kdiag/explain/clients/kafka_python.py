@@ -225,7 +225,7 @@ def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iter
 def _kafka_python_request_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port, node_id, role = kafka_python_connection(m.string)
     if host is None:
-        node_id, role = _kafka_net_role(m.string)
+        node_id, role = kafka_net_role(m.string)
     detail = f"a request unanswered for {float(m.group('ms')):.0f} ms; the client closed the connection"
     kind = CONNECTION_CLOSED if role == BOOTSTRAP else REQUEST_TIMEOUT
     yield Sighting(kind, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=detail)
@@ -253,7 +253,7 @@ _ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH
                 "ENETUNREACH": "unreachable"}
 
 
-def _kafka_net_role(line: str) -> tuple[int | None, str]:
+def kafka_net_role(line: str) -> tuple[int | None, str]:
     m = _KAFKA_NET.search(line)
     if m is None:
         return None, UNKNOWN
@@ -267,7 +267,7 @@ def _kafka_net_role(line: str) -> tuple[int | None, str]:
          "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown (disconnected)>: "
          "Connection lost: KafkaConnectionError: 111 ECONNREFUSED")
 def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    node_id, role = _kafka_net_role(m.string)
+    node_id, role = kafka_net_role(m.string)
     if m.group("name"):
         status = _ERRNO_NAMES.get(m.group("name"))
         if status is not None:
