@@ -6,6 +6,8 @@
   check: a listener that took the connection and answered no Kafka request), and its ``Closing connection. <error>``
   line, which names the connection and repeats the error (``KafkaConnectionError: 111 ECONNREFUSED``, ``Unable to
   determine broker version.``);
+- kafka-python 3's (kafka/net) connect errors, with the connection they name: a name that did not resolve, a connect
+  timed out or refused, an ApiVersions exchange that got no answer;
 - the broker hanging up in the middle of a SASL exchange (``Connection failure during Sasl Authenticate``);
 - Python's ssl module meeting a peer that does not speak TLS, or a listener's alert about the client's certificate,
   in either client's connect; asyncio's WinError words for a connect on Windows;
@@ -20,11 +22,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_python_connection
+from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_net_role, kafka_python_connection
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
                                      HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_FAILED,
-                                     TLS_ON_PLAINTEXT, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, registrar, split_endpoint)
+                                     TLS_ON_PLAINTEXT, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, dns_status, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -121,6 +123,35 @@ def _kafka_python_sasl_hung_up(m: re.Match[str], scan: ScanState) -> Iterator[It
          "kafka.errors.KafkaConnectionError: KafkaConnectionError: Connection to 1 failed.")
 def _kafka_python_connection_failed_to(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(ADVERTISED_DOWN, KAFKA_PYTHON, node_id=int(m.group("id")), role=ADVERTISED, detail=m.group(0))
+
+
+# kafka-python 3 (kafka/net/backend/selector.py connect_host, kafka/net/connection.py): the errors its connect raises,
+# as "<KafkaConnection node_id=...>: Connection lost: <error>" and "Bootstrap connection to bootstrap-0 failed:
+# <error>" (manager.py) print them; "Bootstrap failed: <error>" once the bootstrap gave up.
+_NET_ERRORS = re.compile(rf"(?:KafkaConnectionError|KafkaTimeoutError): (?:DNS lookup failed for (?P<hp>{HOSTPORT})|"
+                         r"(?P<timeout>Connection timed out)|unable to connect: \[Errno (?P<errno>\d+)\]|"
+                         r"(?P<versions>Timeout during ApiVersions check))")
+
+
+@pattern("kafka_python.net_errors", KAFKA_PYTHON, "Error: ", _NET_ERRORS.pattern,
+         "WARNING:kafka.net.manager:Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: Connection timed "
+         "out (backoff 0.05 secs)")
+def _kafka_python_net_errors(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    node_id, role = kafka_net_role(m.string)
+    if role == UNKNOWN and "Bootstrap failed: " in m.string:
+        role = BOOTSTRAP
+    if role == UNKNOWN:  # not kafka-python 3's words about one of its connections
+        return
+    if m.group("hp"):
+        host, port = split_endpoint(m.group("hp"))
+        yield Sighting(RESOLVE, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
+                       status=dns_status(m.string, "nxdomain"), detail=m.group(0)[:200])
+    elif m.group("versions"):  # connected, and its first request went unanswered
+        yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
+    else:
+        status = "timeout" if m.group("timeout") else ERRNO_TCP.get(m.group("errno"))
+        if status is not None:
+            yield Sighting(CONNECT, KAFKA_PYTHON, node_id=node_id, role=role, status=status, detail=m.group(0))
 
 
 # Python's ssl module when the answer to its ClientHello is not TLS (a plaintext listener hanging up on it, a server

@@ -153,6 +153,24 @@ ROWS = [
     # --- 3.x: kafka/net/connection.py -------------------------------------------------------------------------------
     row("net-refused", "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown "
         "(disconnected)>: Connection lost: KafkaConnectionError: 111 ECONNREFUSED", CERTAIN, "BOOTSTRAP_REFUSED"),
+    # kafka/net/backend/selector.py connect_host, kafka/net/manager.py: the connect's errors with the connection named
+    row("net-bootstrap-dns", "WARNING:kafka.net.manager:Bootstrap connection to bootstrap-0 failed: "
+        "KafkaConnectionError: DNS lookup failed for b1.example:9092, gaierror(-2, 'Name or service not known') "
+        "(backoff 0.05 secs)",
+        CERTAIN, "BOOTSTRAP_UNRESOLVABLE"),
+    row("net-broker-dns", "ERROR:kafka.net.connection:<KafkaConnection node_id=1 broker_version=unknown "
+        "(disconnected)>: Connection lost: KafkaConnectionError: DNS lookup failed for kafka:9092, gaierror(-2, "
+        "'Name or service not known')", CERTAIN, "ADVERTISED_UNRESOLVABLE"),
+    row("net-bootstrap-timed-out", "WARNING:kafka.net.manager:Bootstrap connection to bootstrap-0 failed: "
+        "KafkaConnectionError: Connection timed out (backoff 0.05 secs)", CERTAIN, "BOOTSTRAP_TIMEOUT"),
+    row("net-unable-to-connect", "WARNING:kafka.net.manager:Bootstrap connection to bootstrap-0 failed: "
+        "KafkaConnectionError: unable to connect: [Errno 111] Connection refused (backoff 0.05 secs)",
+        CERTAIN, "BOOTSTRAP_REFUSED"),
+    row("net-api-versions-timeout", "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 "
+        "broker_version=unknown (disconnected)>: Connection lost: KafkaTimeoutError: Timeout during ApiVersions check",
+        READING, "TLS_EXPECTED", "SASL_REQUIRED"),
+    row("net-bootstrap-failed", "ERROR:kafka.net.manager:Bootstrap failed: KafkaConnectionError: Connection timed out",
+        CERTAIN, "BOOTSTRAP_TIMEOUT"),
     row("net-handshake", "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown "
         "(disconnected)>: Connection lost: KafkaConnectionError: Handshake failed: [SSL: WRONG_VERSION_NUMBER] wrong "
         "version number (_ssl.c:1006)", CERTAIN, "TLS_UNEXPECTED"),
