@@ -13,16 +13,16 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
-                                     CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER, NOT_IN_METADATA,
-                                     REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_ON_PLAINTEXT,
-                                     TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, dns_status,
-                                     registrar, split_endpoint, tcp_status)
+                                     CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER,
+                                     NOT_IN_METADATA, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     dns_status, registrar, split_endpoint, tcp_status)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
 # errno as Python prints it (Linux, macOS, Windows), for a connect that failed.
-_ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "timeout", "60": "timeout",
+ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "timeout", "60": "timeout",
               "10060": "timeout", "113": "unreachable", "65": "unreachable", "101": "unreachable",
               "51": "unreachable"}
 # kafka-python's BrokerConnection.__repr__: "node_id=%s host=%s:%d" since 1.4, "node_id=%s host=%s/%s port=%d" (the
@@ -38,7 +38,7 @@ def _host_port(text: str) -> tuple[str | None, int | None]:
     return split_endpoint(text)
 
 
-def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | None, str]:
+def kafka_python_connection(line: str) -> tuple[str | None, int | None, int | None, str]:
     """host, port, node id and role of the kafka-python connection a line names."""
     m = _CONNECTION.search(line)
     if m is None:
@@ -47,6 +47,8 @@ def _kafka_python_connection(line: str) -> tuple[str | None, int | None, int | N
     ident = m.group("id")
     if ident.isdigit():
         return host, port, int(ident), ADVERTISED
+    if ident.startswith("coordinator-") and ident[12:].isdigit():  # 2.x cluster.py: a group coordinator's connection
+        return host, port, int(ident[12:]), COORDINATOR
     return host, port, None, BOOTSTRAP if ident.startswith("bootstrap") else UNKNOWN
 
 
@@ -66,7 +68,7 @@ def _kafka_python_no_brokers(m: re.Match[str], scan: ScanState) -> Iterator[Item
 def _kafka_python_dns_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """kafka-python says this for a bootstrap address and an advertised one alike; its hint is its guess."""
     host, port = _host_port(m.group("hp"))
-    _, _, node_id, role = _kafka_python_connection(m.string)
+    _, _, node_id, role = kafka_python_connection(m.string)
     yield Sighting(RESOLVE, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                    status=dns_status(m.group("why"), "nxdomain"), detail=m.group(0)[:200])
 
@@ -76,10 +78,10 @@ def _kafka_python_dns_lookup(m: re.Match[str], scan: ScanState) -> Iterator[Item
          "ERROR:kafka.conn:Connect attempt to <BrokerConnection node_id=bootstrap-0 host=localhost:9092 <connecting> "
          "[IPv4 ('127.0.0.1', 9092)]> returned error 111. Disconnecting.")
 def _kafka_python_connect_attempt(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port, node_id, role = _kafka_python_connection(m.string)
+    host, port, node_id, role = kafka_python_connection(m.string)
     address = re.search(r"\[IPv[46] \('(?P<addr>[^']+)'", m.string)
     ip = address.group("addr") if address else None
-    status = _ERRNO_TCP.get(m.group("errno"))
+    status = ERRNO_TCP.get(m.group("errno"))
     if status is None:  # another errno (Windows' WSAEWOULDBLOCK 10035: a kafka-python bug, not the network)
         return
     if host is None:  # kafka-python before 1.0: <BrokerConnection host=h port=9092>, host=h/address once resolved
@@ -94,7 +96,7 @@ def _kafka_python_connect_attempt(m: re.Match[str], scan: ScanState) -> Iterator
          "INFO:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=10.8.0.3:9092 <connecting> "
          "[IPv4 ('10.8.0.3', 9092)]>: connecting to 10.8.0.3:9092 [('10.8.0.3', 9092) IPv4]")
 def _kafka_python_connection_fact(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port, node_id, role = _kafka_python_connection(m.string)
+    host, port, node_id, role = kafka_python_connection(m.string)
     if role == BOOTSTRAP:
         yield Fact(BOOTSTRAP, host, port)
     elif node_id is not None:
@@ -170,8 +172,8 @@ def _python_socket_error(client: str, why: str, host: str | None, port: int | No
     if number in ("-2", "-3", "-5", "8", "11001", "11004") or "Name or service not known" in why:
         yield Sighting(RESOLVE, client, host, port, node_id=node_id, role=role, status=dns_status(why, "nxdomain"),
                        detail=why[:200])
-    elif number in _ERRNO_TCP or "Connect call failed" in why:
-        status = _ERRNO_TCP.get(number) or tcp_status(why)
+    elif number in ERRNO_TCP or "Connect call failed" in why:
+        status = ERRNO_TCP.get(number) or tcp_status(why)
         yield Sighting(CONNECT, client, host, port, address, node_id, role,
                        status=status if status != "error" else "refused", detail=why[:200])
 
@@ -205,7 +207,7 @@ def _python_connection_closed(m: re.Match[str], scan: ScanState) -> Iterator[Ite
          "ERROR: <BrokerConnection node_id=bootstrap-1 host=b-1.example:9094 <connected> [IPv4 ('172.16.39.169', "
          "9094)]>: socket disconnected")
 def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port, node_id, role = _kafka_python_connection(m.string)
+    host, port, node_id, role = kafka_python_connection(m.string)
     yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                    detail="socket disconnected")
 
@@ -221,9 +223,9 @@ def _kafka_python_socket_disconnected(m: re.Match[str], scan: ScanState) -> Iter
          "WARNING:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=10.0.0.5:9093 <connected> [IPv4 "
          "('10.0.0.5', 9093)]> timed out after 30000 ms. Closing connection.")
 def _kafka_python_request_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port, node_id, role = _kafka_python_connection(m.string)
+    host, port, node_id, role = kafka_python_connection(m.string)
     if host is None:
-        node_id, role = _kafka_net_role(m.string)
+        node_id, role = kafka_net_role(m.string)
     detail = f"a request unanswered for {float(m.group('ms')):.0f} ms; the client closed the connection"
     kind = CONNECTION_CLOSED if role == BOOTSTRAP else REQUEST_TIMEOUT
     yield Sighting(kind, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=detail)
@@ -251,7 +253,7 @@ _ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH
                 "ENETUNREACH": "unreachable"}
 
 
-def _kafka_net_role(line: str) -> tuple[int | None, str]:
+def kafka_net_role(line: str) -> tuple[int | None, str]:
     m = _KAFKA_NET.search(line)
     if m is None:
         return None, UNKNOWN
@@ -265,7 +267,7 @@ def _kafka_net_role(line: str) -> tuple[int | None, str]:
          "ERROR:kafka.net.connection:<KafkaConnection node_id=bootstrap-0 broker_version=unknown (disconnected)>: "
          "Connection lost: KafkaConnectionError: 111 ECONNREFUSED")
 def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    node_id, role = _kafka_net_role(m.string)
+    node_id, role = kafka_net_role(m.string)
     if m.group("name"):
         status = _ERRNO_NAMES.get(m.group("name"))
         if status is not None:
@@ -278,14 +280,6 @@ def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterato
 
 # Python's ssl module when the other side is not TLS: a plaintext listener hangs up on the ClientHello.
 _SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
-
-
-# kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.
-@pattern("kafka_python.ssl_closed_during_handshake", KAFKA_PYTHON, "SSL connection closed by server during handshake",
-         r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
-         "during handshake.")
-def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
 
 
 # The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not
@@ -325,7 +319,7 @@ def _python_sasl_plain(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "ERROR:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=127.0.0.1:59855 <authenticating> [IPv4 "
          "('127.0.0.1', 59855)]>: Error receiving reply from server")
 def _kafka_python_authenticating_reset(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    host, port, node_id, role = _kafka_python_connection(m.string)
+    host, port, node_id, role = kafka_python_connection(m.string)
     yield Sighting(SASL_CREDENTIALS, KAFKA_PYTHON, host, port, node_id=node_id, role=role, detail=m.group(0)[-60:],
                    guess="the broker hung up while the client authenticated")
 
