@@ -18,6 +18,9 @@ from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?|(?:(?<=thrd:)|(?<=\s)|(?<=//)))"
                         r":(?P<port>\d{1,5})/(?P<id>bootstrap|-?\d+)\b")  # b-1.***.kafka.x
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
+CLOSED_HOW = r"(?:connection (?:closed|reset) by peer|SSL connection closed by peer)(?:: receive 0 after POLLIN|: POLLHUP)?"
+"""How a connection closed, in the words librdkafka >= 2.11.1 puts after ``Disconnected:`` (rdkafka_transport.c, ..._ssl.c);
+1.x and 2.0-2.10 said ``Disconnected`` alone."""
 CUT_NEAR = 2
 """How far below a line cut after its broker's name the rest may come (a structured logger may put a line between)."""
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
@@ -66,10 +69,13 @@ class RdBroker:
         return Sighting(symptom, LIBRDKAFKA, **values)  # type: ignore[arg-type]
 
 
-def resolve_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+def resolve_failed(m: re.Match[str], scan: ScanState, role: str | None = None) -> Iterator[Item]:
     """``... resolve 'h:p': why``, whole (``Failed to resolve``) or its rest below a line cut after the broker's name:
-    the name that did not resolve, from the broker connection the line (or the cut line above) names."""
+    the name that did not resolve, from the broker connection the line (or the cut line above) names; ``role`` the
+    role the line's facility gives a line that names no connection."""
     broker = RdBroker.find(m.string, scan)
+    if role is not None and broker.host is None:
+        broker = RdBroker(role=role)
     host, port = split_endpoint(m.group("hp"))
     why = AFTER_STATE.sub("", m.group("why") or "")
     yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
