@@ -9,7 +9,8 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.librdkafka_names import RdBroker
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import CERT_NAME, LIBRDKAFKA, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, registrar
+from kdiag.explain.sightings import (CERT_NAME, LIBRDKAFKA, TLS_ON_PLAINTEXT, Item, Pattern, ScanState,
+                                     client_certificate_symptom, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -54,3 +55,17 @@ def _rd_apiversion_closed_tls(m: re.Match[str], scan: ScanState) -> Iterator[Ite
     yield gap(LIBRDKAFKA, "ApiVersions", "Disconnected while requesting ApiVersion: might be caused by broker version "
               "< 0.10", host=broker.host, port=broker.port, node_id=broker.node_id, role=broker.role,
               protocol=broker.protocol, alternatives=("BROKER_CLOSED_CONNECTION",))
+
+
+# The listener's handshake_failure alert (40) with no hint of librdkafka's after it: a TLS 1.2 listener with
+# ssl.client.auth=required that got no certificate (TLS 1.3 says "certificate required", 116), or no cipher suite or
+# version both sides allow, which no finding names. The certificate is the likely reading.
+@pattern("librdkafka.handshake_failure_alert", LIBRDKAFKA, "alert handshake failure",
+         r"alert handshake failure: SSL alert number 40(?!: client SSL authentication might be required)",
+         "%3|1796677200.123|FAIL|rdkafka#producer-1| [thrd:ssl://b1.example:9093/bootstrap]: "
+         "ssl://b1.example:9093/bootstrap: SSL handshake failed: error:0A000410:SSL routines::sslv3 alert handshake "
+         "failure: SSL alert number 40 (after 5ms in state SSL_HANDSHAKE)")
+def _rd_handshake_failure_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield RdBroker.find(m.string).sighting(client_certificate_symptom("handshake_failure", scan),
+                                           detail="handshake_failure", guess="alert handshake failure: SSL alert "
+                                           "number 40 (or no cipher suite or TLS version both sides allow)")
