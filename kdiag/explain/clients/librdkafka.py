@@ -177,7 +177,12 @@ def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if m.group("state") == "UP" and int(m.group("ms")) >= 60000:
         return
-    yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
+    broker = RdBroker.find(m.string)
+    if m.group("state").startswith("AUTH_"):  # past TLS and ApiVersion, during the SASL login: no security mismatch
+        yield broker.sighting(SASL_CREDENTIALS, detail=m.group(0), alternatives=("BROKER_CLOSED_CONNECTION",),
+                              guess=f"the broker hung up during the SASL login (state {m.group('state')})")
+        return
+    yield broker.sighting(CONNECTION_CLOSED, detail=m.group(0))
 
 
 @pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",
