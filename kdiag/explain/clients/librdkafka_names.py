@@ -90,9 +90,30 @@ def connect_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if broker.node_id is not None and broker.node_id >= 0:  # a connection by node id: the metadata named it
         yield Fact("metadata")
     address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
+    status, guess = connect_status(m.group("why"), address), None
+    after = re.search(r"\(after (\d+)ms in state CONNECT", m.string)
+    # (an advertised broker's failed connect is ADVERTISED_UNREACHABLE whatever its status; a bootstrap's is not)
+    if status == "error" and m.group("why").strip().startswith("Unknown error") and after and broker.role == BOOTSTRAP:
+        status, guess = windows_connect(int(after.group(1)))
+    other = {"refused": "BOOTSTRAP_TIMEOUT", "timeout": "BOOTSTRAP_REFUSED"}.get(status)
     yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
-                          host=address if broker.host is None else broker.host,
-                          status=connect_status(m.group("why"), address), detail=m.group("why").strip())
+                          host=address if broker.host is None else broker.host, status=status,
+                          detail=m.group("why").strip(), guess=guess, alternatives=(other,) if guess else None)
+
+
+WINDOWS_REFUSED_MS = 5000
+"""Windows answers a refused connect after retrying its SYN twice (about 2 s) and gives up on an unanswered one after
+21 s (three SYNs): an ``Unknown error`` sooner than this is likely the refusal, later the timeout."""
+
+
+def windows_connect(after_ms: int) -> tuple[str, str]:
+    """The likely TCP status of librdkafka's ``Unknown error`` (a Winsock code strerror does not know) at a bootstrap
+    address that is not loopback, from how long the connect took, and the words that say so."""
+    if after_ms < WINDOWS_REFUSED_MS:
+        return "refused", (f"Unknown error after {after_ms} ms: on Windows a refused connect, answered after two SYN "
+                           "retries (or another Winsock error)")
+    return "timeout", (f"Unknown error after {after_ms} ms: on Windows a connect no SYN answered gives up after 21 s "
+                       "(or another Winsock error)")
 
 
 def connect_status(why: str, address: str | None) -> str:
