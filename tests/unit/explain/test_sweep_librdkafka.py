@@ -274,6 +274,69 @@ ROWS = [
     # --- a write on a connection the peer had closed (rd_kafka_send: "Send failed: %s", the socket's errno) ---------
     row("send-broken-pipe", rd("Send failed: Broken pipe (after 20ms in state UP)", "b1.example:9092/1"),
         READING, "BROKER_CLOSED_CONNECTION"),
+    # --- before 1.x (rdkafka_broker.c, v0.11.6) and Windows ------------------------------------------------------
+    row("connect-0.x", "1796677200.123 RDKAFKA-3-FAIL: rdkafka#producer-0: b1.example:9092/bootstrap: Failed to connect "
+        "to broker at b1.example:9092: Connection refused", CERTAIN, "BOOTSTRAP_REFUSED"),
+    # rd_strerror knows no Winsock code: WSAECONNREFUSED is "Unknown error"; on loopback nothing else can answer so
+    row("windows-unknown-loopback", rd("Connect to ipv4#127.0.0.1:9092 failed: Unknown error (after 2016ms in state "
+                                       "CONNECT)", "127.0.0.1:9092/bootstrap"), CERTAIN, "BOOTSTRAP_REFUSED"),
+    # elsewhere how long it took says which is likely: Windows answers a refusal after ~2 s, gives up after 21 s
+    row("windows-unknown-2s", rd("Connect to ipv4#192.0.2.10:9092 failed: Unknown error (after 2016ms in state CONNECT)"),
+        LIKELY, "BOOTSTRAP_REFUSED", "BOOTSTRAP_TIMEOUT"),
+    row("windows-unknown-21s", rd("Connect to ipv4#192.0.2.10:9092 failed: Unknown error (after 21020ms in state "
+                                  "CONNECT)"), LIKELY, "BOOTSTRAP_TIMEOUT", "BOOTSTRAP_REFUSED"),
+    # an advertised broker's: ADVERTISED_UNREACHABLE whichever it was (test_loopback_port)
+    row("windows-unknown-advertised", rd("Connect to ipv4#192.0.2.11:9092 failed: Unknown error (after 2031ms in state "
+                                         "CONNECT)", "b2.example:9092/2"), CERTAIN, "ADVERTISED_UNREACHABLE"),
+    # --- SASL, more of its words ----------------------------------------------------------------------------------
+    # rdkafka_sasl_scram.c: the server-final message's e= (a server that answers SCRAM's way rather than Kafka's code)
+    row("scram-invalid-proof", rd("SASL authentication error: SASL SCRAM authentication failed: broker responded with "
+                                  "invalid-proof (after 20ms in state AUTH_REQ)", SASL), CERTAIN, "SASL_AUTH_FAILED"),
+    # rdkafka_sasl_oauthbearer.c: the broker's JSON error for a token it refused
+    row("oauthbearer-invalid-token", rd('SASL authentication error: SASL OAUTHBEARER authentication failed '
+                                        '(principal=app): {\\"status\\":\\"invalid_token\\"} (after 20ms in state '
+                                        'AUTH_REQ)', SASL), CERTAIN, "SASL_AUTH_FAILED"),
+    # the token never came from the identity provider: nothing reached the broker
+    row("oauthbearer-no-token", rd("Failed to acquire SASL OAUTHBEARER token: Failed to retrieve OIDC token from "
+                                   '"https://idp.example/oauth2/token": 401 (Unauthorized)', "", 3, "OIDC", "background"),
+        NONE),
+    # --- the producer's and the consumer's errors (rd_kafka_err2str) ---------------------------------------------
+    row("python-unknown-topic-local", "Message delivery failed: " + py("_UNKNOWN_TOPIC", -188, "Local: Unknown topic"),
+        CERTAIN, "TOPIC_NOT_FOUND"),
+    row("python-unknown-partition", "Message delivery failed: " + py("_UNKNOWN_PARTITION", -190, "Local: Unknown "
+                                                                     "partition"), NONE),
+    row("python-queue-full", "BufferError: Local: Queue full", NONE),
+    row("python-max-poll", py("_MAX_POLL_EXCEEDED", -147, "Application maximum poll interval (300000ms) exceeded by "
+                                                          "231ms"), NONE),
+    row("python-not-leader", "Message delivery failed: " + py("NOT_LEADER_FOR_PARTITION", 6, "Broker: Not leader for "
+                                                              "partition"), NONE),
+    # once: __consumer_offsets being created (explain's coordinator module: an info); repeated, a reading
+    row("python-coordinator-not-available", py("COORDINATOR_NOT_AVAILABLE", 15, "Broker: Coordinator not available"),
+        NONE),
+    # --- the metadata's addresses (kcat -L, rdkafka_metadata.c) and the connections made to them ------------------
+    row("advertised-loopback", "$ kcat -b 192.0.2.10:9092 -L\n" + rd("Connect to ipv4#127.0.0.1:9092 failed: Connection "
+                                                                    "refused (after 0ms in state CONNECT)",
+                                                                    "localhost:9092/1"), CERTAIN, "ADVERTISED_LOOPBACK"),
+    row("advertised-nonroutable", rd("Connect to ipv4#0.0.0.0:9092 failed: Connection refused (after 0ms in state "
+                                     "CONNECT)", "0.0.0.0:9092/1"), CERTAIN, "ADVERTISED_NONROUTABLE"),
+    row("kcat-list-then-resolve", "Metadata for all topics (from broker -1: 192.0.2.10:9092/bootstrap):\n 1 brokers:\n"
+        "  broker 1 at kafka:9092 (controller)\n" + rd("Failed to resolve 'kafka:9092': Name or service not known (after "
+                                                       "1ms in state CONNECT)", "kafka:9092/1"),
+        CERTAIN, "ADVERTISED_UNRESOLVABLE"),
+    # a SASL login the broker hung up on (2.11.1+ words, no hint: the client has SASL): the credentials or the mechanism
+    row("closed-in-auth", rd(CLOSED + " (after 3ms in state AUTH_REQ)", SASL),
+        LIKELY, "SASL_AUTH_FAILED", "BROKER_CLOSED_CONNECTION"),
+    row("closed-in-auth-1.x", rd("Disconnected (after 3ms in state AUTH_HANDSHAKE)", "sasl_plaintext://b1.example:9094/1"),
+        LIKELY, "SASL_AUTH_FAILED", "BROKER_CLOSED_CONNECTION"),
+    # --- the client's own configuration refused before any connection (rd_kafka_new): no finding about the cluster ---
+    # rdkafka_sasl.c rd_kafka_sasl_select_provider: a mechanism this build of librdkafka lacks, not the listener's
+    row("client-unsupported-mechanism", "cimpl.KafkaException: " + py("_INVALID_ARG", -186, "Failed to create producer: "
+                                                                      "Unsupported SASL mechanism: SCRAM-SHA-1"), NONE),
+    row("client-no-provider", "% ERROR: Failed to create producer: No provider for SASL mechanism GSSAPI: recompile "
+        "librdkafka with libsasl2 or openssl support. Current build options: PLAIN SASL_SCRAM OAUTHBEARER", NONE),
+    # rdkafka_conf.c: a Java client's setting given to librdkafka
+    row("java-setting", "cimpl.KafkaException: " + py("_INVALID_ARG", -186, 'No such configuration property: '
+                                                      '\\"ssl.truststore.location\\"'), NONE),
 ]
 
 
