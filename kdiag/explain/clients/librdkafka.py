@@ -167,7 +167,7 @@ def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the
 # broker's connections.max.idle.ms (10 min) closing an idle connection: normal, and librdkafka reconnects.
 @pattern("librdkafka.send_on_closed", LIBRDKAFKA, "Send failed: ",  # rd_kafka_send: a write the peer had hung up on
-         r"Send failed: (?:Broken pipe|Connection reset by peer) \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
+         r"Send failed: (?:SSL transport error: )?(?:Broken pipe|Connection reset by peer) \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
          "%3|1796677200.123|FAIL|rdkafka#producer-1| [thrd:b:9092/1]: b:9092/1: Send failed: Broken pipe (after 20ms in "
          "state UP)")
 @pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected",
