@@ -274,6 +274,11 @@ ROWS = [
     # --- a write on a connection the peer had closed (rd_kafka_send: "Send failed: %s", the socket's errno) ---------
     row("send-broken-pipe", rd("Send failed: Broken pipe (after 20ms in state UP)", "b1.example:9092/1"),
         READING, "BROKER_CLOSED_CONNECTION"),
+    # over TLS (rdkafka_ssl.c: SSL_ERROR_SYSCALL with errno), and 2.11.1+'s words for a peer's close there
+    row("send-ssl-broken-pipe", rd("Send failed: SSL transport error: Broken pipe (after 20ms in state UP)",
+                                   "ssl://b1.example:9093/1"), READING, "BROKER_CLOSED_CONNECTION"),
+    row("send-ssl-closed-2.11", rd("Send failed: Disconnected: connection closed by peer (after 20ms in state UP)",
+                                   "ssl://b1.example:9093/1"), READING, "BROKER_CLOSED_CONNECTION"),
     # --- before 1.x (rdkafka_broker.c, v0.11.6) and Windows ------------------------------------------------------
     row("connect-0.x", "1796677200.123 RDKAFKA-3-FAIL: rdkafka#producer-0: b1.example:9092/bootstrap: Failed to connect "
         "to broker at b1.example:9092: Connection refused", CERTAIN, "BOOTSTRAP_REFUSED"),
@@ -337,6 +342,28 @@ ROWS = [
     # rdkafka_conf.c: a Java client's setting given to librdkafka
     row("java-setting", "cimpl.KafkaException: " + py("_INVALID_ARG", -186, 'No such configuration property: '
                                                       '\\"ssl.truststore.location\\"'), NONE),
+    # --- what a client that reached no broker says (rd_kafka_metadata: _TRANSPORT when none came up) ---------------
+    row("python-list-topics", "cimpl.KafkaException: " + py("_TRANSPORT", -195, "Failed to get metadata: Local: Broker "
+                                                            "transport failure"), READING, "BOOTSTRAP_REFUSED",
+        "BOOTSTRAP_UNRESOLVABLE", "BOOTSTRAP_TIMEOUT", "TLS_EXPECTED", "SASL_REQUIRED"),
+    row("python-all-brokers-down", py("_ALL_BROKERS_DOWN", -187, "1/1 brokers are down"), READING, "BOOTSTRAP_REFUSED"),
+    row("dotnet-transport-alone", "Confluent.Kafka.KafkaException: Local: Broker transport failure", READING,
+        "ROUNDTRIP_FAILED"),
+    # rdkafka.c: with no error_cb, librdkafka logs the error op itself under ERROR, the client's name before it
+    row("error-facility", rd("rdkafka#producer-1: b1.example:9092/bootstrap: Connect to ipv4#192.0.2.10:9092 failed: "
+                             "Connection refused (after 0ms in state CONNECT)", "", 3, "ERROR", "app"),
+        CERTAIN, "BOOTSTRAP_REFUSED"),
+    # the coordinator's connection (a logical broker): its nodename after GroupCoordinator, an advertised address
+    row("coordinator-resolve", rd("b2.example:9092: Failed to resolve 'b2.example:9092': Name or service not known "
+                                  "(after 1ms in state CONNECT)", "GroupCoordinator"), CERTAIN, "ADVERTISED_UNRESOLVABLE"),
+    # --- words that name no cause on the connection path --------------------------------------------------------------
+    row("setup-timeout-apiversion", rd("Connection setup timed out in state APIVERSION_QUERY (after 30029ms in state "
+                                       "APIVERSION_QUERY)", level=4), NONE),
+    row("terminate-in-queue", rd("Producer terminating with 1 message (5 bytes) still in queue or transit: use flush() "
+                                 "to wait for outstanding message delivery", "", 4, "TERMINATE", "app"), NONE),
+    # rdkafka_idempotence.c: the principal lacks IDEMPOTENT_WRITE on the cluster, no topic's ACL
+    row("idempotence-pid-denied", rd("Failed to acquire idempotence PID from broker b1.example:9092/1: Broker: Cluster "
+                                     "authorization failed: retrying", "", 4, "GETPID", "main"), NONE),
 ]
 
 
