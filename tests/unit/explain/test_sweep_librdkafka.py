@@ -364,6 +364,39 @@ ROWS = [
     # rdkafka_idempotence.c: the principal lacks IDEMPOTENT_WRITE on the cluster, no topic's ACL
     row("idempotence-pid-denied", rd("Failed to acquire idempotence PID from broker b1.example:9092/1: Broker: Cluster "
                                      "authorization failed: retrying", "", 4, "GETPID", "main"), NONE),
+    # --- OpenSSL 1.0/1.1 and 3's words in the same handshake (rdkafka_ssl.c rd_kafka_ssl_error: "%s%s%s", buf, data) --
+    row("wrong-version-openssl11", rd("SSL handshake failed: error:1408F10B:SSL routines:ssl3_get_record:wrong version "
+                                      "number (after 2ms in state SSL_HANDSHAKE)", TLS), CERTAIN, "TLS_UNEXPECTED"),
+    row("alert-handshake-failure-openssl11", rd("SSL handshake failed: error:14094410:SSL routines:ssl3_read_bytes:sslv3 "
+                                                "alert handshake failure: SSL alert number 40 (after 2ms in state "
+                                                "SSL_HANDSHAKE)", TLS), LIKELY, "TLS_CLIENT_CERT_REQUIRED"),
+    row("ca-openssl102", rd("SSL handshake failed: error:14090086:SSL routines:ssl3_get_server_certificate:certificate "
+                            "verify failed" + CA_HINT + " (after 2ms in state SSL_HANDSHAKE)", TLS),
+        LIKELY, "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH"),
+    row("self-signed-openssl3", rd("SSL handshake failed: error:0A000086:SSL routines::certificate verify failed: Verify "
+                                   "error:self-signed certificate in certificate chain" + CA_HINT
+                                   + " (after 2ms in state SSL_HANDSHAKE)", TLS), CERTAIN, "TLS_CERT_UNTRUSTED"),
+    row("expired-openssl3", rd("SSL handshake failed: error:0A000086:SSL routines::certificate verify failed: Verify "
+                               "error:certificate has expired" + CA_HINT + " (after 2ms in state SSL_HANDSHAKE)", TLS),
+        CERTAIN, "TLS_CERT_UNTRUSTED"),
+    # --- SASL at a listener without it, and a client without a Kerberos ticket --------------------------------------
+    # a plaintext listener answers SaslHandshake with ILLEGAL_SASL_STATE and lists no mechanism
+    row("sasl-at-plaintext-listener", rd("SASL PLAIN mechanism handshake failed: Broker: Request not valid in current "
+                                         "SASL state: broker's supported mechanisms:  (after 3ms in state "
+                                         "AUTH_HANDSHAKE)", "sasl_plaintext://b1.example:9092/bootstrap"),
+        CERTAIN, "SASL_MECHANISM_MISMATCH"),
+    # Cyrus SASL's GSSAPI found no ticket: the client never sent credentials
+    row("gssapi-no-ticket", rd("Failed to initialize SASL authentication: SASL handshake failed (start (-1)): SASL(-1): "
+                               "generic failure: GSSAPI Error: Unspecified GSS failure.  Minor code may provide more "
+                               "information (No Kerberos credentials available (default cache: FILE:/tmp/krb5cc_0)) "
+                               "(after 0ms in state AUTH_REQ)", "sasl_plaintext://b1.example:9094/bootstrap"), NONE),
+    # --- the consumer group's ACL (rdkafka_cgrp.c), read as TOPIC_AUTHORIZATION_FAILED (docs/findings.md) -------------
+    row("find-coordinator-group-denied", py("GROUP_AUTHORIZATION_FAILED", 30, "FindCoordinator response error: Broker: "
+                                                                             "Group authorization failed"),
+        CERTAIN, "TOPIC_AUTHORIZATION_FAILED"),
+    row("commit-unknown-member", rd('Offset commit (manual) failed for 1/1 partition(s) in join-state steady: Broker: '
+                                    'Unknown member: t1[0]@12(Broker: Unknown member)', "", 4, "COMMITFAIL", "main"),
+        NONE),
 ]
 
 
