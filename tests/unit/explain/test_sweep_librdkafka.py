@@ -397,6 +397,17 @@ ROWS = [
     row("commit-unknown-member", rd('Offset commit (manual) failed for 1/1 partition(s) in join-state steady: Broker: '
                                     'Unknown member: t1[0]@12(Broker: Unknown member)', "", 4, "COMMITFAIL", "main"),
         NONE),
+    # --- the line's other heads: log.thread.name=false; confluent-kafka-python's logger= (confluent_kafka.c log_cb:
+    # logger.log(level, "%s [%s] %s", fac, name, buf)) under Python's logging format -----------------------------------
+    row("no-thread-name", "%3|1796677200.123|FAIL|rdkafka#producer-1| b1.example:9092/bootstrap: Connect to "
+        "ipv4#192.0.2.10:9092 failed: Connection refused (after 0ms in state CONNECT)", CERTAIN, "BOOTSTRAP_REFUSED"),
+    row("python-logger", "2026-12-07 21:00:00,123 ERROR FAIL [rdkafka#producer-1] [thrd:" + ADV + "]: " + ADV + ": Failed "
+        "to resolve 'kafka-0.kafka-headless.default.svc.cluster.local:9092': Name or service not known (after 1ms in "
+        "state CONNECT)", CERTAIN, "ADVERTISED_UNRESOLVABLE"),
+    row("python-logger-closed-2.11", "2026-12-07 21:00:00,123 INFO FAIL [rdkafka#producer-1] [thrd:b1.example:9093/"
+        "bootstrap]: b1.example:9093/bootstrap: " + CLOSED + ": requesting ApiVersion: might be caused by incorrect "
+        "security.protocol configuration (connecting to a SSL listener?) or broker version is < 0.10 (see "
+        "api.version.request) (after 4ms in state APIVERSION_QUERY)", LIKELY, "TLS_EXPECTED", "BROKER_TOO_OLD"),
 ]
 
 
