@@ -18,7 +18,8 @@ from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?|(?:(?<=thrd:)|(?<=\s)|(?<=//)))"
                         r":(?P<port>\d{1,5})/(?P<id>bootstrap|-?\d+)\b")  # b-1.***.kafka.x
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
-CLOSED_HOW = r"(?:connection (?:closed|reset) by peer|SSL connection closed by peer)(?:: receive 0 after POLLIN|: POLLHUP)?"
+CLOSED_HOW = (r"(?:(?:connection (?:closed|reset) by peer|SSL connection closed by peer)(?:: receive 0 after POLLIN"
+              r"|: POLLHUP)?|hung up from peer in state [A-Z_]+)")
 """How a connection closed, in the words librdkafka >= 2.11.1 puts after ``Disconnected:`` (rdkafka_transport.c, ..._ssl.c);
 1.x and 2.0-2.10 said ``Disconnected`` alone."""
 CUT_NEAR = 2
