@@ -331,6 +331,10 @@ ROWS = [
     # a SASL login the broker hung up on (2.11.1+ words, no hint: the client has SASL): the credentials or the mechanism
     row("closed-in-auth", rd(CLOSED + " (after 3ms in state AUTH_REQ)", SASL),
         LIKELY, "SASL_AUTH_FAILED", "BROKER_CLOSED_CONNECTION"),
+    # a broker before 1.0 (SASL without Kafka's framing) hangs up on refused credentials (rdkafka_transport.c)
+    row("hung-up-auth-legacy", rd("Disconnected: hung up from peer in state AUTH_LEGACY (after 3ms in state AUTH_LEGACY)",
+                                  "sasl_plaintext://b1.example:9094/bootstrap"),
+        LIKELY, "SASL_AUTH_FAILED", "BROKER_CLOSED_CONNECTION"),
     row("closed-in-auth-1.x", rd("Disconnected (after 3ms in state AUTH_HANDSHAKE)", "sasl_plaintext://b1.example:9094/1"),
         LIKELY, "SASL_AUTH_FAILED", "BROKER_CLOSED_CONNECTION"),
     # --- the client's own configuration refused before any connection (rd_kafka_new): no finding about the cluster ---
