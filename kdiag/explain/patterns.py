@@ -29,13 +29,13 @@ from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients import (broker, broker_configs, broker_lists, command_line, coordinator, erlang, framework_topics, generic, go,
                                    go_gave_up, hangups, in_use, java, java_connecting, java_gave_up, java_partitions,
                                    java_states, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut,
-                                   librdkafka_debug, librdkafka_errors, librdkafka_old, lua, net_tools, openssl,
-                                   other_servers, python_connecting, python_gave_up, python_topics, ruby, sasl_answers,
-                                   scheme_addresses, sizes, versions)
+                                   librdkafka_debug, librdkafka_errors, librdkafka_handshake, librdkafka_old, lua,
+                                   net_tools, openssl, other_servers, python_connecting, python_gave_up, python_topics,
+                                   ruby, sasl_answers, scheme_addresses, sizes, versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
-                           *librdkafka_debug.PATTERNS, *librdkafka_errors.PATTERNS, *sasl_answers.PATTERNS,
+                           *librdkafka_debug.PATTERNS, *librdkafka_errors.PATTERNS, *librdkafka_handshake.PATTERNS, *sasl_answers.PATTERNS,
                            *framework_topics.PATTERNS, *java_connecting.PATTERNS, *java.PATTERNS,
                            *java_gave_up.PATTERNS, *java_states.PATTERNS, *java_partitions.PATTERNS,
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *scheme_addresses.PATTERNS,

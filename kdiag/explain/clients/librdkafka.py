@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.librdkafka_names import AFTER_STATE, RdBroker, connect_failed, resolve_failed
+from kdiag.explain.clients.librdkafka_names import AFTER_STATE, CLOSED_HOW, RdBroker, connect_failed, resolve_failed
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT,
                                      KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA,
@@ -31,7 +31,12 @@ pattern = registrar(PATTERNS)
          "ip-172-31-18-160.us-west-2.compute.internal:9092/1: Failed to resolve "
          "'ip-172-31-18-160.us-west-2.compute.internal:9092': Name or service not known (after 0ms in state CONNECT)")
 def _rd_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield from resolve_failed(m, scan)
+    yield from resolve_failed(m, scan, BOOTSTRAP if _BROKER_FACILITY.search(m.string) else None)
+
+
+# rd_kafka_brokers_add0 (rdkafka_broker.c) logs its own "Failed to resolve" under the BROKER facility, no broker's
+# name before it: a name of bootstrap.servers it resolved up front (client.dns.lookup=resolve_canonical_...).
+_BROKER_FACILITY = re.compile(r"^%\d\|[\d.]+\|BROKER\||\[BROKER\]\[\d\]|\|BROKER\| ")
 
 
 @pattern("librdkafka.connect", LIBRDKAFKA, "Connect to ipv",
@@ -51,8 +56,9 @@ def _rd_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     state = m.group("state")
     if state in ("CONNECT", "TRY_CONNECT"):
         yield broker.sighting(CONNECT, status="timeout", detail="Connection setup timed out in state CONNECT")
-    elif state == "SSL_HANDSHAKE":  # connected, then the TLS handshake never finished
-        yield broker.sighting(TLS_FAILED, detail="Connection setup timed out in state SSL_HANDSHAKE")
+    # SSL_HANDSHAKE: connected, then no answer to the ClientHello for socket.connection.setup.timeout.ms. Not a refused
+    # certificate (OpenSSL fails that at once) nor a plaintext Kafka listener (it hangs up on the ClientHello read as a
+    # size): a path or a peer that stalled, which no finding names from these words alone.
 
 
 # A request on a connection that was up got no answer within socket.timeout.ms (a produce: or what is left of
@@ -78,7 +84,8 @@ def _rd_request_in_flight_timeout(m: re.Match[str], scan: ScanState) -> Iterator
 
 
 @pattern("librdkafka.ssl_listener", LIBRDKAFKA, "connecting to a SSL listener",
-         r"Disconnected while requesting ApiVersion: might be caused by incorrect security\.protocol",
+         r"Disconnected(?: while|: [^:]*(?:: receive 0 after POLLIN|: POLLHUP)?:) requesting ApiVersion: might be caused "
+         r"by incorrect security\.protocol",
          "%6|1795271460.076|FAIL|rdkafka#producer-1| [thrd:127.0.0.1:9093/bootstrap]: 127.0.0.1:9093/bootstrap: "
          "Disconnected while requesting ApiVersion: might be caused by incorrect security.protocol configuration "
          "(connecting to a SSL listener?) or broker version is < 0.10 (see api.version.request) "
@@ -159,14 +166,23 @@ def _rd_sasl_required(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 # A connection the broker (or something between) closed, in librdkafka's words. One that was up for minutes is the
 # broker's connections.max.idle.ms (10 min) closing an idle connection: normal, and librdkafka reconnects.
-@pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected (after ",
-         r"\bDisconnected \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
+@pattern("librdkafka.send_on_closed", LIBRDKAFKA, "Send failed: ",  # rd_kafka_send: a write the peer had hung up on
+         r"Send failed: (?:SSL transport error: )?(?:Broken pipe|Connection reset by peer) \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
+         "%3|1796677200.123|FAIL|rdkafka#producer-1| [thrd:b:9092/1]: b:9092/1: Send failed: Broken pipe (after 20ms in "
+         "state UP)")
+@pattern("librdkafka.disconnected", LIBRDKAFKA, "Disconnected",
+         rf"\bDisconnected(?:: {CLOSED_HOW})? \(after (?P<ms>\d+)ms in state (?P<state>[A-Z_]+)",
          "%3|1795271000.250|FAIL|rdkafka#producer-1| [thrd:b:9092/bootstrap]: b:9092/bootstrap: Disconnected (after "
          "3ms in state APIVERSION_QUERY)")
 def _rd_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if m.group("state") == "UP" and int(m.group("ms")) >= 60000:
         return
-    yield RdBroker.find(m.string).sighting(CONNECTION_CLOSED, detail=m.group(0))
+    broker = RdBroker.find(m.string)
+    if m.group("state").startswith("AUTH_"):  # past TLS and ApiVersion, during the SASL login: no security mismatch
+        yield broker.sighting(SASL_CREDENTIALS, detail=m.group(0), alternatives=("BROKER_CLOSED_CONNECTION",),
+                              guess=f"the broker hung up during the SASL login (state {m.group('state')})")
+        return
+    yield broker.sighting(CONNECTION_CLOSED, detail=m.group(0))
 
 
 @pattern("librdkafka.all_connections_down", LIBRDKAFKA, "All broker connections are down",

@@ -18,6 +18,10 @@ from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR
 _RD_BROKER = re.compile(rf"(?:(?P<proto>[a-z_]+)://)?(?P<host>{HOST}(?:\.\*+\.{HOST})?|(?:(?<=thrd:)|(?<=\s)|(?<=//)))"
                         r":(?P<port>\d{1,5})/(?P<id>bootstrap|-?\d+)\b")  # b-1.***.kafka.x
 AFTER_STATE = re.compile(r"\s*\(after \d+ms in state [A-Z_]+(?:, \d+ identical error\(s\) suppressed)?\)\s*$")
+CLOSED_HOW = (r"(?:(?:connection (?:closed|reset) by peer|SSL connection closed by peer)(?:: receive 0 after POLLIN"
+              r"|: POLLHUP)?|hung up from peer in state [A-Z_]+)")
+"""How a connection closed, in the words librdkafka >= 2.11.1 puts after ``Disconnected:`` (rdkafka_transport.c, ..._ssl.c);
+1.x and 2.0-2.10 said ``Disconnected`` alone."""
 CUT_NEAR = 2
 """How far below a line cut after its broker's name the rest may come (a structured logger may put a line between)."""
 _PROTOCOLS = {"plaintext": "PLAINTEXT", "ssl": "SSL", "sasl_plaintext": "SASL_PLAINTEXT", "sasl_ssl": "SASL_SSL"}
@@ -66,10 +70,13 @@ class RdBroker:
         return Sighting(symptom, LIBRDKAFKA, **values)  # type: ignore[arg-type]
 
 
-def resolve_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+def resolve_failed(m: re.Match[str], scan: ScanState, role: str | None = None) -> Iterator[Item]:
     """``... resolve 'h:p': why``, whole (``Failed to resolve``) or its rest below a line cut after the broker's name:
-    the name that did not resolve, from the broker connection the line (or the cut line above) names."""
+    the name that did not resolve, from the broker connection the line (or the cut line above) names; ``role`` the
+    role the line's facility gives a line that names no connection."""
     broker = RdBroker.find(m.string, scan)
+    if role is not None and broker.host is None:
+        broker = RdBroker(role=role)
     host, port = split_endpoint(m.group("hp"))
     why = AFTER_STATE.sub("", m.group("why") or "")
     yield broker.sighting(RESOLVE, host=host or broker.host, port=port or broker.port,
@@ -84,9 +91,30 @@ def connect_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     if broker.node_id is not None and broker.node_id >= 0:  # a connection by node id: the metadata named it
         yield Fact("metadata")
     address = None if re.fullmatch(REDACTED, m.group("addr")) else m.group("addr").strip("[]")
+    status, guess = connect_status(m.group("why"), address), None
+    after = re.search(r"\(after (\d+)ms in state CONNECT", m.string)
+    # (an advertised broker's failed connect is ADVERTISED_UNREACHABLE whatever its status; a bootstrap's is not)
+    if status == "error" and m.group("why").strip().startswith("Unknown error") and after and broker.role == BOOTSTRAP:
+        status, guess = windows_connect(int(after.group(1)))
+    other = {"refused": "BOOTSTRAP_TIMEOUT", "timeout": "BOOTSTRAP_REFUSED"}.get(status)
     yield broker.sighting(CONNECT, address=address, port=broker.port or int(m.group("port")),
-                          host=address if broker.host is None else broker.host,
-                          status=connect_status(m.group("why"), address), detail=m.group("why").strip())
+                          host=address if broker.host is None else broker.host, status=status,
+                          detail=m.group("why").strip(), guess=guess, alternatives=(other,) if guess else None)
+
+
+WINDOWS_REFUSED_MS = 5000
+"""Windows answers a refused connect after retrying its SYN twice (about 2 s) and gives up on an unanswered one after
+21 s (three SYNs): an ``Unknown error`` sooner than this is likely the refusal, later the timeout."""
+
+
+def windows_connect(after_ms: int) -> tuple[str, str]:
+    """The likely TCP status of librdkafka's ``Unknown error`` (a Winsock code strerror does not know) at a bootstrap
+    address that is not loopback, from how long the connect took, and the words that say so."""
+    if after_ms < WINDOWS_REFUSED_MS:
+        return "refused", (f"Unknown error after {after_ms} ms: on Windows a refused connect, answered after two SYN "
+                           "retries (or another Winsock error)")
+    return "timeout", (f"Unknown error after {after_ms} ms: on Windows a connect no SYN answered gives up after 21 s "
+                       "(or another Winsock error)")
 
 
 def connect_status(why: str, address: str | None) -> str:
