@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kdiag.explain.clients.java_states import client_side_sasl
+from kdiag.explain.clients.java_states import client_side_sasl, node_where
 from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
@@ -38,9 +38,10 @@ _JAVA_NODE = re.compile(r"\bnode (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^
          "(org.apache.kafka.clients.NetworkClient)")
 def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = scan.java_connection(m)
-    # Java logs this for every refused or unroutable connect (a ConnectException); it does not say which.
-    yield Sighting(CONNECT, JAVA, connection.host, connection.port, connection.address, connection.node_id,
-                   role_of(connection.node_id), status="refused", detail="could not be established")
+    # Java logs this for every refused or unroutable connect (a ConnectException); it does not say which. A group
+    # coordinator's connection (id Integer.MAX_VALUE - broker id) is that broker's, reached as the coordinator.
+    yield Sighting(CONNECT, JAVA, connection.host, connection.port, connection.address, status="refused",
+                   detail="could not be established", **node_where(int(m.group("id"))))  # type: ignore[arg-type]
 
 
 @pattern("java.terminated_during_authentication", JAVA, "terminated during authentication",
@@ -53,7 +54,7 @@ def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]
 def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = scan.java_connection(m)
     yield Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
-                   connection.node_id, role_of(connection.node_id), detail="terminated during authentication")
+                   detail="terminated during authentication", **node_where(int(m.group("id"))))  # type: ignore[arg-type]
 
 
 @pattern("java.kerberos_login", JAVA, "kerberos.KerberosLogin",
@@ -76,7 +77,7 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
     connection = scan.java_connection(m)
     why = m.group("why")
     where = {"host": connection.host, "port": connection.port, "address": connection.address,
-             "node_id": connection.node_id, "role": role_of(connection.node_id)}
+             **node_where(int(m.group("id")))}
     if "SSL handshake failed" in why or "post-handshake" in why:  # the Caused by: lines below say why; if none
         # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
         yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),

@@ -28,6 +28,16 @@ def node_role(node_id: int) -> str:
     return COORDINATOR if node_id >= COORDINATOR_IDS else ADVERTISED
 
 
+def node_where(connection: int) -> dict[str, object]:
+    """A Java connection id as a sighting's node and role: a coordinator's connection names its broker,
+    Integer.MAX_VALUE - id (the role_from says so); a bootstrap connection keeps its -N (the Nth bootstrap address)."""
+    role = node_role(connection)
+    broker = 2**31 - 1 - connection if role == COORDINATOR else connection
+    return {"node_id": broker, "role": role,
+            "role_from": (f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
+                          f"broker {broker}") if role == COORDINATOR else None}
+
+
 # kafka-clients 2.1 and 2.2 (KAFKA-7974, fixed in 2.2.1 and 2.3): NetworkClient.initiateConnect calls
 # ClusterConnectionStates.connecting(), which resolves the node's host before it records the node; a name that does
 # not resolve throws UnknownHostException there, and the catch's disconnected() then finds no entry for the node and
