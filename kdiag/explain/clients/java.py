@@ -82,8 +82,9 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
         # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
         yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),
                        **where)  # type: ignore[arg-type]
-    elif "not enabled in the server" in why or "Too many connects" in why:
-        pass  # the mechanism pattern below reads it; MSK's connection-rate quota is no rejected login (no id names it)
+    elif re.search(r"not enabled in the server|Unexpected handshake request|Too many connects", why) or \
+            client_side_sasl(why):  # the mechanism patterns read the first two (ILLEGAL_SASL_STATE: the listener has
+        pass  # no SASL); MSK's connection-rate quota, or the client's own JVM failing to set SASL up, is no refused login
     elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
         principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
         yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,
@@ -257,8 +258,8 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
          "to invalid credentials with SASL mechanism SCRAM-SHA-256")
 def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    if client_side_sasl(m.group("why")):  # the client's JVM could not set its mechanism up: no broker answered
-        return
+    if client_side_sasl(m.group("why")) or "not found in Kerberos database" in m.group("why"):
+        return  # its JVM could not set its mechanism up, or the KDC knows no such service (kerberos): no broker refused
     mech = re.search(r"with SASL mechanism (\S+)", m.group("why"))
     yield with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
                                           detail=m.group("why")))
