@@ -1,6 +1,7 @@
 """The Java client's words about a connection's own state, not the broker's answer: an address that did not
 resolve surfacing as ClusterConnectionStates' ``No entry found for connection N`` or as Selector's ``Can't resolve
-address: h:p``, Selector's ``Connection with h/ip disconnected``, and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
+address: h:p``, Selector's ``Connection with h/ip disconnected``, SslTransportLayer's ``EOF during handshake`` (the
+broker hung up mid-TLS-handshake), and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
 no login the broker refused.
 """
 
@@ -10,8 +11,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, UNKNOWN, Item,
-                                     Pattern, ScanState, Sighting, registrar)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, TLS_ON_PLAINTEXT,
+                                     UNKNOWN, Item, Pattern, ScanState, Sighting, registrar, with_connection)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -88,6 +89,18 @@ def _java_selector_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[I
     port = scan.port_of(host) if host else None
     yield Sighting(CONNECT, JAVA, host or address, port, address, detail="Connection with "
                    f"{host or ''}/{address} disconnected", guess=m.group(0))
+
+
+# SslTransportLayer.doHandshake / handshakeUnwrap (2.0 to 4.x): the socket reached end-of-stream while the client's
+# TLS handshake was under way: the broker closed it without a TLS alert. A plaintext listener does that to a ClientHello
+# (its first bytes read as a request size over socket.request.max.bytes); a JDK TLS listener that refuses answers with an
+# alert instead. A firewall or proxy that cuts TLS, or a broker at its connection limit, close the same way: a reading.
+@pattern("java.eof_during_handshake", JAVA, "EOF during handshake",
+         r"EOF during handshake, handshake status is [A-Z_]+",
+         "Caused by: java.io.EOFException: EOF during handshake, handshake status is NEED_UNWRAP")
+def _java_eof_during_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield with_connection(scan, Sighting(TLS_ON_PLAINTEXT, JAVA, detail="EOF during TLS handshake", guess=m.group(0),
+                                         alternatives=("BROKER_CLOSED_CONNECTION",)))
 
 
 # SaslClientAuthenticator.createSaslClient: javax.security.sasl.Sasl found no SaslClientFactory for the mechanism
