@@ -97,6 +97,27 @@ ROWS = [
                  ("~NO_LEADER",), id="nc-metadata-leader-not-available"),
     pytest.param(producer("WARN", "1 partitions have leader brokers without a matching listener, including [orders-0]"),
                  ("NO_LEADER",), id="nc-no-matching-listener"),
+    # The same lines in the forms they reach a paste: an IPv6 address as InetSocketAddress prints it (before Java 14
+    # unbracketed, since bracketed), Node.toString's 4.x "isFenced", Spring Boot's console pattern (the logger
+    # abbreviated), Kafka Connect's connector context before the client's own.
+    pytest.param(producer("WARN", "Connection to node -1 (/2001:db8:0:0:0:0:0:1:9092) could not be established. Node "
+                          "may not be available."), ("BOOTSTRAP_REFUSED",), id="form-ipv6-unbracketed"),
+    pytest.param(producer("WARN", "Connection to node -1 (localhost/[0:0:0:0:0:0:0:1]:9092) could not be established. "
+                          "Node may not be available."), ("~BOOTSTRAP_REFUSED", "~ADVERTISED_ADDRESS_FAMILY_SPLIT"),
+                 id="form-ipv6-localhost"),
+    pytest.param(producer("WARN", "Error connecting to node 2001:db8:0:0:0:0:0:1:9092 (id: 1 rack: null isFenced: "
+                          "false)"), ("~ADVERTISED_UNREACHABLE",), id="form-4x-isfenced-ipv6"),
+    pytest.param("2026-12-07T10:00:01.100Z  WARN 1 --- [demo] [ad | producer-1] o.a.k.c.NetworkClient                    "
+                 ": [Producer clientId=producer-1] Connection to node 1 (kafka/172.18.0.3:9092) could not be "
+                 "established. Node may not be available.", ("ADVERTISED_UNREACHABLE",), id="form-spring-boot"),
+    pytest.param("2026-12-07 10:00:01.100  WARN 1 --- [ntainer#0-0-C-1] org.apache.kafka.clients.NetworkClient   : "
+                 "[Consumer clientId=consumer-g1-1, groupId=g1] Error connecting to node kafka:9092 (id: 1 rack: null)"
+                 "\n\njava.net.UnknownHostException: kafka\n\tat java.base/java.net.InetAddress$CachedAddresses.get"
+                 "(InetAddress.java:801)", ("ADVERTISED_UNRESOLVABLE",), id="form-spring-boot-unknown-host"),
+    pytest.param("[2026-12-07 10:00:01,100] WARN [source-connector|task-0] [Producer clientId=connector-producer-"
+                 "source-connector-0] Connection to node -1 (b1.example/192.0.2.10:9092) could not be established. "
+                 "Node may not be available. (org.apache.kafka.clients.NetworkClient:893)", ("BOOTSTRAP_REFUSED",),
+                 id="form-connect-context"),
     # --- ClientUtils.parseAndValidateAddresses @ 1eb7644 and 3146c6f -------------------------------------------------
     pytest.param("[2026-12-07 10:00:01,100] WARN Couldn't resolve server b1.example:9092 from bootstrap.servers as DNS "
                  "resolution failed for b1.example (org.apache.kafka.clients.ClientUtils)",
@@ -146,6 +167,22 @@ ROWS = [
     pytest.param("org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed\nCaused by: "
                  "javax.net.ssl.SSLHandshakeException: No appropriate protocol (protocol is disabled or cipher suites "
                  "are inappropriate)", (), id="ssl-no-appropriate-protocol"),
+    # SslTransportLayer.doHandshake @ 1eb7644, 3146c6f, 3402a83: end-of-stream mid-handshake, no TLS alert: a
+    # plaintext listener's close most likely; a firewall or a broker at its connection limit closes the same way.
+    pytest.param("Caused by: java.io.EOFException: EOF during handshake, handshake status is NEED_UNWRAP",
+                 ("~TLS_UNEXPECTED", "~BROKER_CLOSED_CONNECTION"), id="ssl-eof-during-handshake"),
+    # close_notify mid-handshake: a TLS server that closed its session, no plaintext listener: near miss.
+    pytest.param("java.io.EOFException: SSL handshake status CLOSED during handshake UNWRAP", (),
+                 id="ssl-closed-during-unwrap"),
+    pytest.param("Caused by: javax.net.ssl.SSLHandshakeException: No subject alternative names present",
+                 ("TLS_HOSTNAME_MISMATCH",), id="ssl-no-san-present"),
+    # No TLS version in common: no catalog id.
+    pytest.param("Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: protocol_version", (),
+                 id="ssl-alert-protocol-version"),
+    # DefaultSslEngineFactory @ 1eb7644: the client's own keystore, before any connection.
+    pytest.param("Caused by: org.apache.kafka.common.KafkaException: Failed to load SSL keystore /etc/kafka/client.jks "
+                 "of type JKS\nCaused by: java.io.IOException: Keystore was tampered with, or password was incorrect",
+                 (), id="ssl-keystore-load"),
     # SslTransportLayer.read @ 1eb7644: a TLS 1.3 alert after the handshake (a client certificate refused).
     pytest.param(producer("ERROR", "Connection to node -1 (b1.example/192.0.2.10:9093) failed authentication due to: "
                           "Failed to process post-handshake messages"), ("~TLS_CERT_UNTRUSTED",), id="ssl-post-handshake"),
@@ -165,6 +202,10 @@ ROWS = [
                  "Broker. This may be caused by Java's being unable to resolve the Kafka Broker's hostname correctly. "
                  "Kafka Client will go to AUTHENTICATION_FAILED state.", ("KERBEROS_PRINCIPAL_UNKNOWN",),
                  id="sasl-kerberos-server-not-found"),
+    # The JDK's Krb5LoginModule with no keytab or ticket cache: the client's own login, before any broker.
+    pytest.param("Caused by: javax.security.auth.login.LoginException: Could not login: the client is being asked for "
+                 "a password, but the Kafka client code does not currently support obtaining a password from the user.",
+                 (), id="sasl-kerberos-client-login"),
     # The JAAS file the client needs is not set: the client's own configuration.
     pytest.param("Caused by: java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry in the JAAS "
                  "configuration. System property 'java.security.auth.login.config' is not set", (), id="sasl-no-jaas"),
@@ -194,6 +235,13 @@ ROWS = [
                  ("~ROUNDTRIP_FAILED",), id="err-record-too-large-client"),
     pytest.param("org.apache.kafka.common.errors.RecordTooLargeException: The request included a message larger than "
                  "the max message size the server will accept.", ("~ROUNDTRIP_FAILED",), id="err-message-too-large"),
+    pytest.param("org.apache.kafka.common.errors.NotEnoughReplicasException: Messages are rejected since there are "
+                 "fewer in-sync replicas than required.", (), id="err-not-enough-replicas"),
+    pytest.param("org.apache.kafka.common.errors.InvalidReplicationFactorException: Replication factor: 3 larger than "
+                 "available brokers: 1.", (), id="err-replication-factor"),
+    # ApiVersions' answer lacks the API (NodeApiVersions @ 1eb7644): an old broker, a reading.
+    pytest.param("org.apache.kafka.common.errors.UnsupportedVersionException: The node does not support METADATA",
+                 ("~BROKER_TOO_OLD",), id="err-node-does-not-support"),
     # The broker closed the connection with a request in flight: which cause is not said.
     pytest.param("org.apache.kafka.common.errors.NetworkException: The server disconnected before a response was "
                  "received.", (), id="err-network-exception"),
@@ -211,6 +259,16 @@ ROWS = [
                  id="giveup-commit"),
     pytest.param("org.apache.kafka.common.errors.TimeoutException: Failed to get offsets by times in 60000ms", (),
                  id="giveup-offsets-by-times"),
+    pytest.param("org.apache.kafka.common.errors.TimeoutException: Timeout of 60000ms expired before the last committed "
+                 "offset for partitions [orders-0] could be determined. Try tuning default.api.timeout.ms larger to "
+                 "relax the threshold.", (), id="giveup-last-committed"),
+    pytest.param("org.apache.kafka.common.errors.TimeoutException: Timeout expired after 60000ms while awaiting "
+                 "InitProducerId", (), id="giveup-init-producer-id"),
+    # KafkaAdminClient.timeoutCallsInFlight @ 1eb7644: a call's deadline passed in flight (a slow answer or none).
+    pytest.param("[2026-12-07 10:00:01,100] INFO [AdminClient clientId=adminclient-1] Disconnecting from 1 due to "
+                 "timeout while awaiting Call(callName=describeTopics, deadlineMs=1765101601100, tries=1, "
+                 "nextAllowedTryMs=1765101601200) (org.apache.kafka.clients.admin.KafkaAdminClient)", (),
+                 id="admin-call-in-flight-timeout"),
     # KafkaAdminClient.TimeoutProcessor @ 1eb7644: msg + " Call: " + callName.
     pytest.param("org.apache.kafka.common.errors.TimeoutException: Timed out waiting for a node assignment. Call: "
                  "createTopics", (), id="admin-node-assignment"),
@@ -229,6 +287,14 @@ ROWS = [
     pytest.param(consumer("INFO", "Group coordinator b1.example:9092 (id: 2147483646 rack: null) is unavailable or "
                           "invalid, will attempt rediscovery", "org.apache.kafka.clients.consumer.internals."
                           "AbstractCoordinator"), (), id="coord-unavailable-2.0"),
+    # ConsumerCoordinator @ 1eb7644: the group's own rules, no connection.
+    pytest.param("org.apache.kafka.clients.consumer.CommitFailedException: Offset commit cannot be completed since the "
+                 "consumer is not part of an active group for auto partition assignment; it is likely that the "
+                 "consumer was kicked out of the group.", (), id="coord-commit-failed"),
+    pytest.param(consumer("WARN", "consumer poll timeout has expired. This means the time between subsequent calls to "
+                          "poll() was longer than the configured max.poll.interval.ms, which typically implies that the "
+                          "poll loop is spending too much time processing messages.",
+                          "org.apache.kafka.clients.consumer.internals.ConsumerCoordinator"), (), id="coord-poll-timeout"),
     # --- the producer's Sender @ 1eb7644 ---------------------------------------------------------------------------
     pytest.param(producer("WARN", "Got error produce response with correlation id 5 on topic-partition orders-0, "
                           "retrying (2 attempts left). Error: NOT_LEADER_OR_FOLLOWER", "clients.producer.internals.Sender"),
@@ -236,6 +302,9 @@ ROWS = [
     pytest.param(producer("WARN", "Received unknown topic or partition error in produce request on partition orders-0. "
                           "The topic-partition may not exist or the user may not have Describe access to it",
                           "clients.producer.internals.Sender"), (), id="sender-unknown-topic-hedged"),
+    pytest.param(producer("WARN", "Got error produce response in correlation id 5 on topic-partition orders-0, "
+                          "splitting and retrying (2 attempts left). Error: MESSAGE_TOO_LARGE",
+                          "clients.producer.internals.Sender"), ("~ROUNDTRIP_FAILED",), id="sender-message-too-large"),
     # Selector.pollSelectionKeys @ 1eb7644: the client's receive of a TLS record's header read as a size.
     pytest.param(producer("WARN", "Unexpected error from b1.example/192.0.2.10; closing connection",
                           "common.network.Selector") + "\njava.lang.OutOfMemoryError: Java "
@@ -260,6 +329,9 @@ ROWS = [
     # spring-kafka KafkaMessageListenerContainer @ 3f3cf7d: a likely reading (the topic, or the principal's ACLs).
     pytest.param("java.lang.IllegalStateException: Topic(s) [orders] is/are not present and missingTopicsFatal is true",
                  ("~TOPIC_NOT_FOUND",), id="spring-missing-topics-fatal"),
+    # Kafka Streams' StreamsPartitionAssignor @ 1eb7644: the source topics are missing, said outright.
+    pytest.param("org.apache.kafka.streams.errors.MissingSourceTopicException: One or more source topics were missing "
+                 "during rebalance", ("TOPIC_NOT_FOUND",), id="streams-missing-source-topic"),
     # Kafka Connect's WorkerSourceTask @ 1eb7644: a consequence.
     pytest.param("ERROR WorkerSourceTask{id=mirror-0} Failed to flush, timed out while waiting for producer to flush "
                  "outstanding 1 messages (org.apache.kafka.connect.runtime.WorkerSourceTask)", (),
