@@ -247,6 +247,17 @@ ROWS = [
                  "received.", (), id="err-network-exception"),
     pytest.param("org.apache.kafka.common.errors.CoordinatorNotAvailableException: The coordinator is not available.",
                  ("~NO_LEADER",), id="err-coordinator-not-available"),
+    # AbstractHeartbeatRequestManager @ 1eb7644: a 4.x consumer with group.protocol=consumer and an older cluster.
+    pytest.param("org.apache.kafka.common.errors.UnsupportedVersionException: The cluster doesn't yet support the new "
+                 "consumer group protocol. Set group.protocol=classic to revert to the classic protocol until the "
+                 "cluster is upgraded.", ("~BROKER_TOO_OLD",), id="err-new-consumer-protocol"),
+    # NetworkClient.handleApiVersionsResponse @ 1eb7644: an error other than a version to fall back to.
+    pytest.param(producer("WARN", "Received error UNSUPPORTED_VERSION from node -1 when making an ApiVersionsRequest "
+                          "with correlation id 3. Disconnecting."), ("~BROKER_TOO_OLD",), id="nc-apiversions-unsupported"),
+    pytest.param(producer("INFO", "Node -1 disconnected."), (), id="nc-node-disconnected-info"),
+    # OAUTHBEARER: the broker's validator's answer, carried in the SaslAuthenticationException.
+    pytest.param('org.apache.kafka.common.errors.SaslAuthenticationException: {"status":"invalid_token"}',
+                 ("SASL_AUTH_FAILED",), id="sasl-oauth-invalid-token"),
     # --- the give-up words: consequences, no cause of their own ----------------------------------------------------
     pytest.param("org.apache.kafka.common.errors.TimeoutException: Topic orders not present in metadata after 60000 ms.",
                  (), id="giveup-not-in-metadata"),
@@ -329,6 +340,21 @@ ROWS = [
     # spring-kafka KafkaMessageListenerContainer @ 3f3cf7d: a likely reading (the topic, or the principal's ACLs).
     pytest.param("java.lang.IllegalStateException: Topic(s) [orders] is/are not present and missingTopicsFatal is true",
                  ("~TOPIC_NOT_FOUND",), id="spring-missing-topics-fatal"),
+    # spring-kafka KafkaAdmin.checkPartitions @ 3f3cf7d: describeTopics' future timed out: the admin reached no broker
+    # (the gave-up readings, no error of its own); with the NetworkClient line above it, that line's cause.
+    pytest.param("2026-12-07T10:00:31.100Z ERROR 1 --- [main] o.s.kafka.core.KafkaAdmin                : Could not "
+                 "configure topics\n\norg.springframework.kafka.KafkaException: Timed out waiting to get existing "
+                 "topics\nCaused by: java.util.concurrent.TimeoutException: null", ("~BOOTSTRAP_REFUSED",
+                 "~ADVERTISED_UNREACHABLE"), id="spring-admin-existing-topics"),
+    pytest.param("2026-12-07T10:00:01.100Z  WARN 1 --- [| adminclient-1] org.apache.kafka.clients.NetworkClient   : "
+                 "[AdminClient clientId=adminclient-1] Connection to node -1 (localhost/127.0.0.1:9092) could not be "
+                 "established. Node may not be available.\n2026-12-07T10:00:31.100Z ERROR 1 --- [main] "
+                 "o.s.kafka.core.KafkaAdmin                : Could not configure topics\n\n"
+                 "org.springframework.kafka.KafkaException: Timed out waiting to get existing topics",
+                 ("BOOTSTRAP_REFUSED",), id="spring-admin-existing-topics-refused"),
+    pytest.param("2026-12-07T10:00:31.100Z ERROR 1 --- [main] o.s.kafka.core.KafkaAdmin                : Failed to "
+                 "create topics\n\norg.apache.kafka.common.errors.InvalidReplicationFactorException: Replication "
+                 "factor: 3 larger than available brokers: 1.", (), id="spring-admin-replication-factor"),
     # Kafka Streams' StreamsPartitionAssignor @ 1eb7644: the source topics are missing, said outright.
     pytest.param("org.apache.kafka.streams.errors.MissingSourceTopicException: One or more source topics were missing "
                  "during rebalance", ("TOPIC_NOT_FOUND",), id="streams-missing-source-topic"),
