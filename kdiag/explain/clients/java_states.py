@@ -106,11 +106,13 @@ def _java_eof_during_handshake(m: re.Match[str], scan: ScanState) -> Iterator[It
 # SaslClientAuthenticator.createSaslClient: javax.security.sasl.Sasl found no SaslClientFactory for the mechanism
 # (a FIPS JVM without SunSASL has none for PLAIN), or the JAAS login module named in sasl.jaas.config is not on the
 # client's class path (a shaded client's kafkashaded.* names, a framework's class loader): the client fails before any
-# byte reaches a broker, so no broker refused anything.
+# byte reaches a broker, so no broker refused anything. GSSAPI's own (SaslClientAuthenticator.createSaslToken's "An
+# error: (...) occurred when evaluating SASL token"): a JVM with no Kerberos ticket to start from (no kinit, no keytab
+# in the JAAS entry) or a clock the KDC does not accept: the client's login, before a credential went to the broker.
 CLIENT_SIDE_SASL = re.compile(
     r"Failed to create SaslClient with mechanism|Failed to configure SaslClientAuthenticator"
     r"|No LoginModule found for|Unable to find LoginModule class|ClassNotFoundException"
-    r"|No (?:SaslClient|SaslClientFactory|provider)")
+    r"|No (?:SaslClient|SaslClientFactory|provider)|Failed to find any Kerberos tgt|Clock skew too great")
 
 
 def client_side_sasl(words: str) -> bool:

@@ -206,6 +206,24 @@ ROWS = [
     pytest.param("Caused by: javax.security.auth.login.LoginException: Could not login: the client is being asked for "
                  "a password, but the Kafka client code does not currently support obtaining a password from the user.",
                  (), id="sasl-kerberos-client-login"),
+    # GSSAPI in the client's JVM, before any credential reached a broker: no ticket to start from, a clock the KDC
+    # refuses. The KDC refusing the client's own key (error 24) is the credentials: SASL_AUTH_FAILED.
+    pytest.param("org.apache.kafka.common.errors.SaslAuthenticationException: An error: "
+                 "(java.security.PrivilegedActionException: javax.security.sasl.SaslException: GSS initiate failed "
+                 "[Caused by GSSException: No valid credentials provided (Mechanism level: Failed to find any Kerberos "
+                 "tgt)]) occurred when evaluating SASL token received from the Kafka Broker. Kafka Client will go to "
+                 "AUTHENTICATION_FAILED state.", (), id="sasl-kerberos-no-tgt"),
+    pytest.param("org.apache.kafka.common.errors.SaslAuthenticationException: An error: "
+                 "(java.security.PrivilegedActionException: javax.security.sasl.SaslException: GSS initiate failed "
+                 "[Caused by GSSException: No valid credentials provided (Mechanism level: Clock skew too great (37))]) "
+                 "occurred when evaluating SASL token received from the Kafka Broker. Kafka Client will go to "
+                 "AUTHENTICATION_FAILED state.", (), id="sasl-kerberos-clock-skew"),
+    pytest.param("org.apache.kafka.common.errors.SaslAuthenticationException: An error: "
+                 "(java.security.PrivilegedActionException: javax.security.sasl.SaslException: GSS initiate failed "
+                 "[Caused by GSSException: No valid credentials provided (Mechanism level: Pre-authentication "
+                 "information was invalid (24))]) occurred when evaluating SASL token received from the Kafka Broker. "
+                 "Kafka Client will go to AUTHENTICATION_FAILED state.", ("SASL_AUTH_FAILED",),
+                 id="sasl-kerberos-preauth-invalid"),
     # The JAAS file the client needs is not set: the client's own configuration.
     pytest.param("Caused by: java.lang.IllegalArgumentException: Could not find a 'KafkaClient' entry in the JAAS "
                  "configuration. System property 'java.security.auth.login.config' is not set", (), id="sasl-no-jaas"),
