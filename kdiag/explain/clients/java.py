@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kdiag.explain.clients.java_states import client_side_sasl
+from kdiag.explain.clients.java_states import client_side_sasl, node_where
 from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
                                      PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
@@ -38,9 +38,10 @@ _JAVA_NODE = re.compile(r"\bnode (?P<id>-?\d+) \((?P<host>[^/\s()]*)/(?P<addr>[^
          "(org.apache.kafka.clients.NetworkClient)")
 def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = scan.java_connection(m)
-    # Java logs this for every refused or unroutable connect (a ConnectException); it does not say which.
-    yield Sighting(CONNECT, JAVA, connection.host, connection.port, connection.address, connection.node_id,
-                   role_of(connection.node_id), status="refused", detail="could not be established")
+    # Java logs this for every refused or unroutable connect (a ConnectException); it does not say which. A group
+    # coordinator's connection (id Integer.MAX_VALUE - broker id) is that broker's, reached as the coordinator.
+    yield Sighting(CONNECT, JAVA, connection.host, connection.port, connection.address, status="refused",
+                   detail="could not be established", **node_where(int(m.group("id"))))  # type: ignore[arg-type]
 
 
 @pattern("java.terminated_during_authentication", JAVA, "terminated during authentication",
@@ -53,7 +54,7 @@ def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]
 def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = scan.java_connection(m)
     yield Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
-                   connection.node_id, role_of(connection.node_id), detail="terminated during authentication")
+                   detail="terminated during authentication", **node_where(int(m.group("id"))))  # type: ignore[arg-type]
 
 
 @pattern("java.kerberos_login", JAVA, "kerberos.KerberosLogin",
@@ -76,13 +77,14 @@ def _java_failed_authentication(m: re.Match[str], scan: ScanState) -> Iterator[I
     connection = scan.java_connection(m)
     why = m.group("why")
     where = {"host": connection.host, "port": connection.port, "address": connection.address,
-             "node_id": connection.node_id, "role": role_of(connection.node_id)}
+             **node_where(int(m.group("id")))}
     if "SSL handshake failed" in why or "post-handshake" in why:  # the Caused by: lines below say why; if none
         # does, this line says it. "Failed to process post-handshake messages": a TLS 1.3 alert after the handshake
         yield Sighting(TLS_FAILED, JAVA, detail=why, guess=why, alternatives=("TLS_HOSTNAME_MISMATCH",),
                        **where)  # type: ignore[arg-type]
-    elif "not enabled in the server" in why or "Too many connects" in why:
-        pass  # the mechanism pattern below reads it; MSK's connection-rate quota is no rejected login (no id names it)
+    elif re.search(r"not enabled in the server|Unexpected handshake request|Too many connects", why) or \
+            client_side_sasl(why):  # the mechanism patterns read the first two (ILLEGAL_SASL_STATE: the listener has
+        pass  # no SASL); MSK's connection-rate quota, or the client's own JVM failing to set SASL up, is no refused login
     elif "not found in Kerberos database" in why:  # GSSAPI: the KDC has no service principal for the name
         principal = re.search(r"Server (\S+@\S+) not found in Kerberos database", why)
         yield Sighting(KERBEROS_PRINCIPAL, JAVA, detail=principal.group(1) if principal else None,
@@ -256,8 +258,8 @@ def _java_network_receive(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "org.apache.kafka.common.errors.SaslAuthenticationException: Authentication failed during authentication due "
          "to invalid credentials with SASL mechanism SCRAM-SHA-256")
 def _java_sasl_authentication(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    if client_side_sasl(m.group("why")):  # the client's JVM could not set its mechanism up: no broker answered
-        return
+    if client_side_sasl(m.group("why")) or "not found in Kerberos database" in m.group("why"):
+        return  # its JVM could not set its mechanism up, or the KDC knows no such service (kerberos): no broker refused
     mech = re.search(r"with SASL mechanism (\S+)", m.group("why"))
     yield with_connection(scan, Sighting(SASL_CREDENTIALS, JAVA, mechanism=mech.group(1) if mech else None,
                                           detail=m.group("why")))

@@ -7,6 +7,11 @@ once (no route). A paste that cut the exception off keeps what the host's kind d
 default (a container id, an EC2 private DNS name, a Kubernetes service name, a bare container name) resolves only
 inside its own network, so it is likely the name; an address needs no lookup, so it is the connect (loopback: the
 client's own machine). Any other name leaves the cause open: an advertised broker never reached, its readings hedged.
+
+Two more of the client's connect words: NetworkClient's ``Disconnecting from node N due to socket connection setup
+timeout`` (since 2.7: a TCP connect still not made after socket.connection.setup.timeout.ms), and ClientUtils'
+bootstrap name whose canonical (reverse-DNS) name does not resolve (client.dns.lookup=
+resolve_canonical_bootstrap_servers_only).
 """
 
 from __future__ import annotations
@@ -15,8 +20,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import CONTAINER_ID, EC2_INTERNAL, KUBERNETES, LOOPBACK, SINGLE_LABEL, classify_host
-from kdiag.explain.clients.java_states import node_role
-from kdiag.explain.sightings import (ADVERTISED_DOWN, BOOTSTRAP, BROKER_ROLES, CONNECT, COORDINATOR, HOSTPORT, JAVA,
+from kdiag.explain.clients.java_states import node_role, node_where
+from kdiag.explain.sightings import (ADVERTISED_DOWN, BOOTSTRAP, BROKER_ROLES, CONNECT, COORDINATOR, HOST, HOSTPORT, JAVA,
                                      RESOLVE, Fact, Item, JavaConnection, Pattern, ScanState, Sighting, registrar,
                                      split_endpoint)
 
@@ -54,3 +59,35 @@ def _java_error_connecting(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Sighting(CONNECT, JAVA, status=status, detail=words, guess=words, **where)  # type: ignore[arg-type]
     elif role in BROKER_ROLES:  # a name of no telling kind: an advertised broker never reached, the cause open
         yield Sighting(ADVERTISED_DOWN, JAVA, detail=words, **where)  # type: ignore[arg-type]
+
+
+# NetworkClient.handleTimedOutConnections: ClusterConnectionStates counts only nodes still CONNECTING (the TCP connect
+# not finished; a connected node moves on to CHECKING_API_VERSIONS or READY), so the connect itself timed out: a port
+# filtered, or an address that drops the SYN. The line names the node's id only: the host is the connection line's
+# above it for the same node, if any.
+@pattern("java.connection_setup_timeout", JAVA, "due to socket connection setup timeout",
+         r"Disconnecting from node (?P<id>-?\d+) due to socket connection setup timeout",
+         "[2026-12-07 10:00:11,100] INFO [Producer clientId=producer-1] Disconnecting from node -1 due to socket "
+         "connection setup timeout. The timeout value is 10000 ms. (org.apache.kafka.clients.NetworkClient)")
+def _java_connection_setup_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    connection = int(m.group("id"))
+    above = scan.java if scan.java is not None and scan.java.node_id == connection else None
+    yield Sighting(CONNECT, JAVA, above.host if above else None, above.port if above else None,
+                   above.address if above else None, status="timeout", detail="socket connection setup timeout",
+                   **node_where(connection))  # type: ignore[arg-type]
+
+
+# ClientUtils.parseAndValidateAddresses: the bootstrap name resolved, but the canonical name of its address (reverse
+# DNS: InetAddress.getCanonicalHostName) does not resolve forward. The bootstrap is unusable as configured; the
+# reverse DNS record, or the setting that asks for it, is the likely cause, hence a reading.
+@pattern("java.bootstrap_canonical_unresolvable", JAVA, "as DNS resolution of the canonical hostname",
+         rf"Couldn't resolve server (?:[A-Za-z_]+://)?(?P<hp>{HOSTPORT}) from bootstrap\.servers as DNS resolution "
+         rf"of the canonical hostname (?P<canonical>{HOST}) failed",
+         "WARN Couldn't resolve server b1.example:9092 from bootstrap.servers as DNS resolution of the canonical "
+         "hostname ip-192-0-2-10.internal.example failed for b1.example (org.apache.kafka.clients.ClientUtils)")
+def _java_bootstrap_canonical(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = split_endpoint(m.group("hp"))
+    yield Fact(BOOTSTRAP, host, port)
+    canonical = m.group("canonical")  # the name the client would connect to
+    words = f"{host}'s canonical name {canonical} does not resolve (client.dns.lookup)"
+    yield Sighting(RESOLVE, JAVA, canonical, port, role=BOOTSTRAP, status="nxdomain", detail=words, guess=words)

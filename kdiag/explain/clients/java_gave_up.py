@@ -77,6 +77,17 @@ def _java_admin_call_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[It
     yield Sighting(NO_NODE, JAVA, detail=m.group("call"))
 
 
+# Spring Kafka's KafkaAdmin at start-up (spring-kafka KafkaAdmin.checkPartitions): describeTopics' future not done
+# within its operationTimeout, "Timed out waiting to get existing topics" (a KafkaException over
+# java.util.concurrent.TimeoutException): the admin client it wraps reached no broker in time, as the admin's own
+# "Timed out waiting for a node assignment" says.
+@pattern("spring.admin_existing_topics", JAVA, "Timed out waiting to get existing topics",
+         r"Timed out waiting to get existing topics", "org.springframework.kafka.KafkaException: Timed out waiting to "
+         "get existing topics")
+def _spring_admin_existing_topics(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(NO_NODE, JAVA, detail="KafkaAdmin: describeTopics")
+
+
 # A record the producer gave up on, the exception under the line saying why: the producer's own ErrorLoggingCallback
 # ("Error when sending message to topic {} with key: {}, value: {} bytes with error:"), and Spring Kafka's, whose
 # KafkaTemplate wraps it in KafkaProducerException("Failed to send", cause) ("Failed to send; nested exception is

@@ -1,6 +1,7 @@
 """The Java client's words about a connection's own state, not the broker's answer: an address that did not
 resolve surfacing as ClusterConnectionStates' ``No entry found for connection N`` or as Selector's ``Can't resolve
-address: h:p``, Selector's ``Connection with h/ip disconnected``, and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
+address: h:p``, Selector's ``Connection with h/ip disconnected``, SslTransportLayer's ``EOF during handshake`` (the
+broker hung up mid-TLS-handshake), and a SASL mechanism the client's own JVM cannot run (no SaslClient, no LoginModule), which is
 no login the broker refused.
 """
 
@@ -10,8 +11,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, UNKNOWN, Item,
-                                     Pattern, ScanState, Sighting, registrar)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, TLS_ON_PLAINTEXT,
+                                     UNKNOWN, Item, Pattern, ScanState, Sighting, registrar, with_connection)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -26,6 +27,16 @@ def node_role(node_id: int) -> str:
     if node_id < 0:
         return BOOTSTRAP
     return COORDINATOR if node_id >= COORDINATOR_IDS else ADVERTISED
+
+
+def node_where(connection: int) -> dict[str, object]:
+    """A Java connection id as a sighting's node and role: a coordinator's connection names its broker,
+    Integer.MAX_VALUE - id (the role_from says so); a bootstrap connection keeps its -N (the Nth bootstrap address)."""
+    role = node_role(connection)
+    broker = 2**31 - 1 - connection if role == COORDINATOR else connection
+    return {"node_id": broker, "role": role,
+            "role_from": (f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
+                          f"broker {broker}") if role == COORDINATOR else None}
 
 
 # kafka-clients 2.1 and 2.2 (KAFKA-7974, fixed in 2.2.1 and 2.3): NetworkClient.initiateConnect calls
@@ -80,14 +91,28 @@ def _java_selector_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[I
                    f"{host or ''}/{address} disconnected", guess=m.group(0))
 
 
+# SslTransportLayer.doHandshake / handshakeUnwrap (2.0 to 4.x): the socket reached end-of-stream while the client's
+# TLS handshake was under way: the broker closed it without a TLS alert. A plaintext listener does that to a ClientHello
+# (its first bytes read as a request size over socket.request.max.bytes); a JDK TLS listener that refuses answers with an
+# alert instead. A firewall or proxy that cuts TLS, or a broker at its connection limit, close the same way: a reading.
+@pattern("java.eof_during_handshake", JAVA, "EOF during handshake",
+         r"EOF during handshake, handshake status is [A-Z_]+",
+         "Caused by: java.io.EOFException: EOF during handshake, handshake status is NEED_UNWRAP")
+def _java_eof_during_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield with_connection(scan, Sighting(TLS_ON_PLAINTEXT, JAVA, detail="EOF during TLS handshake", guess=m.group(0),
+                                         alternatives=("BROKER_CLOSED_CONNECTION",)))
+
+
 # SaslClientAuthenticator.createSaslClient: javax.security.sasl.Sasl found no SaslClientFactory for the mechanism
 # (a FIPS JVM without SunSASL has none for PLAIN), or the JAAS login module named in sasl.jaas.config is not on the
 # client's class path (a shaded client's kafkashaded.* names, a framework's class loader): the client fails before any
-# byte reaches a broker, so no broker refused anything.
+# byte reaches a broker, so no broker refused anything. GSSAPI's own (SaslClientAuthenticator.createSaslToken's "An
+# error: (...) occurred when evaluating SASL token"): a JVM with no Kerberos ticket to start from (no kinit, no keytab
+# in the JAAS entry) or a clock the KDC does not accept: the client's login, before a credential went to the broker.
 CLIENT_SIDE_SASL = re.compile(
     r"Failed to create SaslClient with mechanism|Failed to configure SaslClientAuthenticator"
     r"|No LoginModule found for|Unable to find LoginModule class|ClassNotFoundException"
-    r"|No (?:SaslClient|SaslClientFactory|provider)")
+    r"|No (?:SaslClient|SaslClientFactory|provider)|Failed to find any Kerberos tgt|Clock skew too great")
 
 
 def client_side_sasl(words: str) -> bool:
