@@ -286,9 +286,13 @@ _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTP
 # admin request), whatever address it dialled.
 _AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
                              r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
-                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b|"
+                             # (kafka-go's "connection to consumer group coordinator" dials the bootstrap list first)
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|(?<!connection to consumer group )coordinator)\b|"
+                             # franz-go's group loop and kafka-go's ConsumerGroup: requests to the group's coordinator
+                             r"\b(?:(?:join|sync) group failed|heartbeat errored|failed to (?:join|sync) group)\b|"
                              # kafka-go's Writer: errors it returns only after the metadata named the partitions' leaders
-                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+\)", re.IGNORECASE)
+                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+(?:, attempt "
+                             r"\d+)?\)", re.IGNORECASE)
 
 
 def after_metadata(line: str) -> str | None:
