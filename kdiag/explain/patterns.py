@@ -31,7 +31,7 @@ from kdiag.explain.clients import (broker, broker_configs, broker_lists, command
                                    java_states, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut,
                                    librdkafka_debug, librdkafka_errors, librdkafka_old, lua, net_tools, openssl,
                                    other_servers, ruby, sasl_answers, sizes, versions)
-from kdiag.explain.clients import go_codes
+from kdiag.explain.clients import go_codes, go_guesses
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
@@ -39,7 +39,7 @@ PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *open
                            *framework_topics.PATTERNS, *java_connecting.PATTERNS, *java.PATTERNS,
                            *java_gave_up.PATTERNS, *java_states.PATTERNS, *java_partitions.PATTERNS,
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS,
-                           *go_gave_up.PATTERNS, *go_codes.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
+                           *go_gave_up.PATTERNS, *go_codes.PATTERNS, *go_guesses.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
                            *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
                            *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]
