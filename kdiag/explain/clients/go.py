@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
+from kdiag.explain.first_request import CUT_AT_FIRST_REQUEST
 from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
                                      GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_FAILED,
                                      TLS_ON_PLAINTEXT, client_certificate_symptom, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
@@ -137,7 +138,7 @@ def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "[sarama] 2024/05/01 10:00:00 Error while sending ApiVersionsRequest to broker kafka:9093: EOF")
 def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
-                       detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
+                       detail=f"{CUT_AT_FIRST_REQUEST}: EOF sending {m.group('request')}")
 
 
 # Sarama's broker.go Open(): Logger.Printf("Failed to connect to broker %s: %s\n", b.addr, b.connErr), where connErr
