@@ -26,8 +26,10 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("go.dial", GO, "dial tcp ",
-         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]*):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
-         r"no route to host|network is unreachable|connection timed out|i/o timeout)",
+         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]*):(?P<port>\d{1,5}): (?:connect(?:ex)?: )?(?P<why>connection refused|"
+         r"no route to host|network is unreachable|connection timed out|i/o timeout|"  # and Windows' (connectex) words:
+         r"No connection could be made because the target machine actively refused it|A connection attempt failed "
+         r"because the connected party did not properly respond|A socket operation was attempted to an unreachable \w+)",
          "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: dial tcp "
          "127.0.0.1:58109: connect: connection refused")
 def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
