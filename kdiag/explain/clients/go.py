@@ -10,10 +10,10 @@ from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.first_request import CUT_AT_FIRST_REQUEST
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
-                                     GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_FAILED,
-                                     TLS_ON_PLAINTEXT, client_certificate_symptom, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
-                                     bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING, CONNECT,
+                                     CONNECTION_CLOSED, COORDINATOR, GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS,
+                                     SASL_NEEDED, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     bootstrap_facts, client_certificate_symptom, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -112,8 +112,8 @@ def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # Go's crypto/tls when the listener answers the handshake with an alert (alert.go's names): about the client's
-# certificate, the same alerts librdkafka names its own way; "handshake failure" says no more than that (no shared
-# cipher or version, or a listener that wants a client certificate): a TLS reading, not a certainty.
+# certificate, as librdkafka's alerts; "handshake failure" says no more (no shared cipher or version, or a listener that
+# wants a client certificate), and never the client's check of the broker's chain (that is x509): a client certificate, likely.
 _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "certificate_required",
               "unknown certificate authority": "unknown_ca", "unknown certificate": "certificate_unknown",
               "expired certificate": "certificate_expired", "revoked certificate": "certificate_revoked",
@@ -125,7 +125,9 @@ _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "cer
 def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = _GO_ALERTS.get(m.group("alert"))
     if alert is None:
-        yield replace(_go_sighting(TLS_FAILED, m.string, scan, detail=m.group(0)), guess=m.group(0))
+        symptom = client_certificate_symptom("handshake_failure", scan)
+        other = "TLS_CLIENT_CERT_REJECTED" if symptom == CLIENT_CERT_MISSING else "TLS_CLIENT_CERT_REQUIRED"
+        yield replace(_go_sighting(symptom, m.string, scan, detail=m.group(0)), guess=m.group(0), alternatives=(other,))
         return
     yield _go_sighting(client_certificate_symptom(alert, scan), m.string, scan, detail=alert)
 
