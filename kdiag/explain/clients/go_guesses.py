@@ -8,8 +8,8 @@ reading with the other causes the same words fit:
   broker or proxy turning the connection away close at the same request;
 - a connection closed on the SASL login's token after the handshake accepted the mechanism: Sarama's SaslHandshake v0
   flow (broker.go ``Failed to read response while authenticating with SASL to broker %s: EOF``, and ``response header``
-  for SCRAM). A broker that speaks the v0 login (before 1.0, or a client that asks for it) closes the connection on
-  credentials it rejects instead of answering; a broker going away at that moment ends the same (kafka-go reads that
+  for SCRAM), and its SaslAuthenticate (v1) flow's ``Error while performing SASL Auth %s: EOF``. A broker that speaks
+  the v0 login (before 1.0, or a client that asks for it) closes the connection on credentials it rejects instead of answering; a broker going away at that moment ends the same (kafka-go reads that
   EOF as SASLAuthenticationFailed itself, dialer.go, so its ``[58]`` is read with the broker's answers);
 - kafka-go's ``failed to dial: EOF`` (dialer.go since 0.4.31: ``failed to dial: %w`` around dialContext, which wraps
   the lookup's and the TCP connect's errors in words of their own and returns the TLS handshake's bare): the listener
@@ -59,10 +59,13 @@ def _franz_api_versions_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]
                    alternatives=AT_API_VERSIONS)
 
 
-@pattern("go.sasl_token_eof", GO, "authenticat",
+@pattern("go.sasl_token_eof", GO, "while authenticating with SASL",
          rf"Failed to read response(?: header| payload)? while authenticating with SASL to broker (?P<hp>{HOSTPORT}): "
          r"(?:unexpected )?EOF\b",
          "[sarama] 2026/12/07 21:00:00 Failed to read response while authenticating with SASL to broker kafka:9092: EOF")
+@pattern("go.sasl_authenticate_eof", GO, "Error while performing SASL Auth",
+         rf"Error while performing SASL Auth (?P<hp>{HOSTPORT}): (?:unexpected )?EOF\b",
+         "[sarama] 2026/12/07 21:00:00 Error while performing SASL Auth kafka:9092: EOF")
 def _sasl_token_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = split_endpoint(m.group("hp"))
     sighting = Sighting(SASL_CREDENTIALS, GO, host, port, detail="the connection closed on the SASL login's token")
