@@ -77,7 +77,15 @@ ROWS = [
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: bad certificate", "TLS_CLIENT_CERT_REQUIRED"),
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: certificate required",
      "TLS_CLIENT_CERT_REQUIRED"),
-    (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: handshake failure", ""),
+    (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: handshake failure",
+     "likely:TLS_CLIENT_CERT_REQUIRED or:TLS_CLIENT_CERT_REJECTED"),
+    # Windows' connectex words, rpk's wrapping
+    ("unable to dial: dial tcp 192.0.2.10:9092: connectex: No connection could be made because the target machine "
+     "actively refused it.", "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),
+    (OPEN + "addr: 192.0.2.10:9092, broker: seed_0, err: dial tcp 192.0.2.10:9092: connectex: A socket operation was "
+     "attempted to an unreachable network.", "BOOTSTRAP_UNREACHABLE"),
+    ("unable to request metadata: unable to dial: dial tcp 192.0.2.10:9092: connect: connection refused",
+     "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: tls: first record does not look like a TLS handshake",
      "TLS_UNEXPECTED"),
     # versions: errBrokerTooOld and the ApiVersions v0 refusal
@@ -108,6 +116,9 @@ ROWS = [
     ("[ERROR] fatal InitProducerID error, failing all buffered records; broker: 1, err: CLUSTER_AUTHORIZATION_FAILED: "
      "Cluster authorization failed.", ""),
     (OPEN + "addr: 192.0.2.10:9093, broker: seed_0, err: context deadline exceeded", ""),
+    ("[ERROR] unable to initialize sasl; broker: seed_0, err: PLAIN user and pass must be non-empty", ""),
+    ("[ERROR] unable to request api versions; broker: seed_0, err: invalid length 3 short response from ApiVersions "
+     "request", ""),
 ]
 
 # broker.go connect(): an EOF from the dial is ErrFirstReadEOF's dial kind. franz-go's dialer runs the TLS handshake,

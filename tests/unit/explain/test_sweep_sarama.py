@@ -92,6 +92,46 @@ ROWS = [
      "processed", "NO_LEADER"),
     ("kafka server: Message was too large, server rejected it to avoid allocation error", "any:ROUNDTRIP_FAILED"),
     ("kafka server: The version of API is not supported", "likely:BROKER_TOO_OLD"),
+    # Go's net: the other words of a lookup and a connect (Windows' connectex, an IPv6 loopback, no host, 0.0.0.0)
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp 192.0.2.10:9092: connectex: No connection could be "
+     "made because the target machine actively refused it.", "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp 192.0.2.10:9092: connectex: A connection attempt "
+     "failed because the connected party did not properly respond after a period of time, or established connection "
+     "failed because connected host has failed to respond.", "likely:BOOTSTRAP_TIMEOUT or:ADVERTISED_UNREACHABLE"),
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp 192.0.2.10:9092: connect: connection timed out",
+     "likely:BOOTSTRAP_TIMEOUT or:ADVERTISED_UNREACHABLE"),
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp: lookup b1.example on 127.0.0.53:53: server "
+     "misbehaving", "likely:BOOTSTRAP_UNRESOLVABLE or:ADVERTISED_UNRESOLVABLE"),
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp: lookup b1.example: i/o timeout",
+     "likely:BOOTSTRAP_UNRESOLVABLE or:ADVERTISED_UNRESOLVABLE"),
+    (SARAMA + "Failed to connect to broker :9092: dial tcp :9092: connect: connection refused", "BOOTSTRAP_REFUSED"),
+    (SARAMA + "Failed to connect to broker 0.0.0.0:9092: dial tcp 0.0.0.0:9092: connect: connection refused",
+     "ADVERTISED_NONROUTABLE"),
+    (SARAMA + "Failed to connect to broker b1.example:9092: dial tcp: lookup b1.example: no such host\n" + SARAMA +
+     "client/metadata got error from broker -1 while fetching metadata: dial tcp: lookup b1.example: no such host",
+     "BOOTSTRAP_UNRESOLVABLE"),
+    # crypto/x509's other words
+    (SARAMA + "Failed to connect to broker b1.example:9093: x509: certificate signed by unknown authority (possibly "
+     'because of "crypto/rsa: verification error" while trying to verify candidate authority certificate "kafka-ca")',
+     "TLS_CERT_UNTRUSTED"),
+    (SARAMA + "Failed to connect to broker 192.0.2.10:9093: x509: cannot validate certificate for 192.0.2.10 because it "
+     "doesn't contain any IP SANs", "TLS_HOSTNAME_MISMATCH"),
+    (SARAMA + "Failed to connect to broker b1.example:9093: tls: failed to verify certificate: x509: certificate relies "
+     "on legacy Common Name field, use SANs instead", "TLS_HOSTNAME_MISMATCH"),
+    # the listener's alert: a client certificate, likely (never the client's own check of the broker's chain)
+    (SARAMA + "Failed to connect to broker b1.example:9093: remote error: tls: handshake failure",
+     "likely:TLS_CLIENT_CERT_REQUIRED or:TLS_CLIENT_CERT_REJECTED"),
+    # broker.go authenticateViaSASLv1: the SaslAuthenticate request closed unanswered
+    (SARAMA + "Error while performing SASL Auth b1.example:9092: EOF",
+     "likely:SASL_AUTH_FAILED or:BROKER_CLOSED_CONNECTION"),
+    # async_producer.go ProducerError: "kafka: Failed to produce message to topic %s: %s"
+    ("kafka: Failed to produce message to topic orders: kafka server: Request was for a topic or partition that does "
+     "not exist on this broker", "TOPIC_NOT_FOUND"),
+    ("kafka: Failed to produce message to topic orders: kafka server: Message was too large, server rejected it to "
+     "avoid allocation error", "any:ROUNDTRIP_FAILED"),
+    ("kafka: Failed to produce message to topic orders: kafka: client has run out of available brokers to talk to", ""),
+    (SARAMA + "client/metadata no available broker to send metadata request to", ""),
+    (SARAMA + "Connected to broker at b1.example:9092 (unregistered)", ""),
     # near misses: no catalog id fits these words
     (SARAMA + "producer/broker/1 state change to [closing] because kafka: broker not connected", ""),
     (SARAMA + "client/coordinator coordinator for my-group is not available", ""),

@@ -23,6 +23,12 @@ ROWS = [
     (DIAL + "192.0.2.10:9092: dial tcp 192.0.2.10:9092: i/o timeout", "likely:BOOTSTRAP_TIMEOUT or:ADVERTISED_UNREACHABLE"),
     (DIAL + "192.0.2.10:9092: dial tcp 192.0.2.10:9092: connect: no route to host",
      "likely:BOOTSTRAP_UNREACHABLE or:ADVERTISED_UNREACHABLE"),
+    (DIAL + "[2001:db8::10]:9092: dial tcp [2001:db8::10]:9092: connect: network is unreachable",
+     "likely:BOOTSTRAP_UNREACHABLE or:ADVERTISED_UNREACHABLE"),
+    (DIAL + "192.0.2.10:9092: dial tcp 192.0.2.10:9092: connectex: No connection could be made because the target "
+     "machine actively refused it.", "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),
+    ("kafka.(*Transport).RoundTrip: dial tcp 192.0.2.10:9092: connect: connection refused",
+     "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),
     # dialContext with a Resolver: "failed to resolve host: %w"
     ("failed to dial: failed to resolve host: lookup b1.example: no such host",
      "likely:BOOTSTRAP_UNRESOLVABLE or:ADVERTISED_UNRESOLVABLE"),
@@ -43,6 +49,7 @@ ROWS = [
      "TLS_CERT_UNTRUSTED"),
     ("failed to dial: x509: certificate is valid for b2.example, not b1.example", "TLS_HOSTNAME_MISMATCH"),
     ("failed to dial: remote error: tls: bad certificate", "TLS_CLIENT_CERT_REQUIRED"),
+    ("failed to dial: remote error: tls: handshake failure", "likely:TLS_CLIENT_CERT_REQUIRED or:TLS_CLIENT_CERT_REJECTED"),
     ("failed to dial: tls: first record does not look like a TLS handshake", "TLS_UNEXPECTED"),
     # the handshake cut off: the listener closed on the ClientHello (TLS on, a plaintext listener most likely)
     ("failed to dial: EOF", "likely:TLS_UNEXPECTED"),
@@ -52,6 +59,9 @@ ROWS = [
     # SaslAuthenticate exchange is returned as SASLAuthenticationFailed itself
     ("could not successfully authenticate to b1.example:9092 with SASL: [58] SASL Authentication Failed: SASL "
      "Authentication failed", "SASL_AUTH_FAILED"),
+    # sasl/aws_msk_iam: the broker's own reason after the code
+    ("could not successfully authenticate to b1.example:9092 with SASL: [58] SASL Authentication Failed: SASL "
+     "Authentication failed: [b1.example] Access denied", "SASL_AUTH_FAILED"),
     ("could not successfully authenticate to b1.example:9092 with SASL: SASL handshake failed: [33] Unsupported SASL "
      "Mechanism: the broker does not support the requested SASL mechanism", "SASL_MECHANISM_MISMATCH"),
     ("could not successfully authenticate to b1.example:9092 with SASL: SASL handshake failed: [34] Illegal SASL State: "
