@@ -107,11 +107,15 @@ ROWS = [
      "was processed.", "NO_LEADER"),
     ("MESSAGE_TOO_LARGE: The request included a message larger than the max message size the server will accept.",
      "any:ROUNDTRIP_FAILED"),
+    ("RECORD_LIST_TOO_LARGE: The request included message batch larger than the configured segment size on the server.",
+     "any:ROUNDTRIP_FAILED"),
     # near misses
     ("NOT_LEADER_FOR_PARTITION: This server is not the leader for that topic-partition.", ""),
     ("REQUEST_TIMED_OUT: The request timed out.", ""),
     ("COORDINATOR_NOT_AVAILABLE: The coordinator is not available.", ""),
     ("records have timed out before they were able to be produced", ""),
+    ("record failed after being retried too many times", ""),
+    ("TRANSACTIONAL_ID_AUTHORIZATION_FAILED: Transactional Id authorization failed.", ""),
     ("the broker connection has died and the request will be retried on a new connection", ""),
     ("[ERROR] fatal InitProducerID error, failing all buffered records; broker: 1, err: CLUSTER_AUTHORIZATION_FAILED: "
      "Cluster authorization failed.", ""),

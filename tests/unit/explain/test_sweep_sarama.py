@@ -132,6 +132,18 @@ ROWS = [
     ("kafka: Failed to produce message to topic orders: kafka: client has run out of available brokers to talk to", ""),
     (SARAMA + "client/metadata no available broker to send metadata request to", ""),
     (SARAMA + "Connected to broker at b1.example:9092 (unregistered)", ""),
+    # a connection that had served requests, closed at one (versions' reading: a version the server does not speak)
+    (SARAMA + "consumer/broker/1 disconnecting due to error processing FetchRequest: EOF",
+     "likely:BROKER_TOO_OLD or:BROKER_CLOSED_CONNECTION"),
+    ("kafka: error while consuming orders/0: EOF", "likely:BROKER_TOO_OLD or:BROKER_CLOSED_CONNECTION"),
+    (SARAMA + "producer/broker/1 state change to [closing] because EOF",
+     "likely:BROKER_TOO_OLD or:BROKER_CLOSED_CONNECTION"),
+    # sizes: async_producer.go's own check, consumer.go's ErrMessageTooLarge, a response length that is 'HTTP'
+    ("kafka: invalid configuration (Attempt to produce message larger than configured Producer.MaxMessageBytes: "
+     "1048600 > 1000000)", "any:ROUNDTRIP_FAILED"),
+    ("kafka: message is larger than Consumer.Fetch.Max", "any:ROUNDTRIP_FAILED"),
+    (SARAMA + "consumer/broker/1 disconnecting due to error processing FetchRequest: kafka: error decoding packet: "
+     "message of length 1213486160 too large or too small", "NOT_KAFKA"),
     # near misses: no catalog id fits these words
     (SARAMA + "producer/broker/1 state change to [closing] because kafka: broker not connected", ""),
     (SARAMA + "client/coordinator coordinator for my-group is not available", ""),

@@ -97,6 +97,7 @@ ROWS = [
     ("[16] Not Coordinator For Group: the broker returns this error code if it receives an offset fetch or commit "
      "request for a group that it is not a coordinator for", ""),
     ("[7] Request Timed Out: the request exceeded the user-specified time limit in the request", ""),
+    ("[31] Cluster Authorization Failed: the client is not authorized to use an inter-broker or administrative API", ""),
     ("[15] Group Coordinator Not Available: the broker returns this error code for group coordinator requests, offset "
      "commits, and most group management requests if the offsets topic has not yet been created, or if the group "
      "coordinator is not active", ""),
