@@ -21,6 +21,11 @@ ROWS = [
     (OPEN + "addr: 192.0.2.10:9092, broker: 2, err: dial tcp 192.0.2.10:9092: i/o timeout", "ADVERTISED_UNREACHABLE"),
     (OPEN + "addr: 192.0.2.10:9092, broker: seed_0, err: dial tcp 192.0.2.10:9092: connect: no route to host",
      "BOOTSTRAP_UNREACHABLE"),
+    # the same log record through plugin/kzap (JSON) and plugin/kslog (slog's text handler)
+    ('{"level":"warn","ts":1733605200.1,"msg":"unable to open connection to broker","addr":"b1.internal.example:9092",'
+     '"broker":"1","err":"dial tcp: lookup b1.internal.example: no such host"}', "ADVERTISED_UNRESOLVABLE"),
+    ('time=2026-12-07T21:00:00.000Z level=WARN msg="unable to open connection to broker" addr=192.0.2.10:9092 '
+     'broker=seed_0 err="dial tcp 192.0.2.10:9092: connect: connection refused"', "BOOTSTRAP_REFUSED"),
     # broker.go: fmt.Errorf("unable to dial: %w", err), which names no role
     ("unable to dial: dial tcp 192.0.2.10:9092: connect: connection refused",
      "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),

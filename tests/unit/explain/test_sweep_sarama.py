@@ -24,6 +24,9 @@ ROWS = [
     # client.go tryRefreshMetadata: "client/metadata got error from broker %d ...": -1 is a seed broker
     (SARAMA + "client/metadata got error from broker -1 while fetching metadata: dial tcp 192.0.2.10:9092: connect: "
      "connection refused", "BOOTSTRAP_REFUSED"),
+    # sarama.Logger handed to logrus
+    ('time="2026-12-07T21:00:00Z" level=info msg="[sarama] client/metadata got error from broker -1 while fetching '
+     'metadata: dial tcp 192.0.2.10:9092: connect: connection refused"', "BOOTSTRAP_REFUSED"),
     # client.go registerBroker: "client/brokers registered new broker #%d at %s": the metadata named it
     (SARAMA + "client/brokers registered new broker #1 at b1.internal.example:9092\n" + SARAMA +
      "Failed to connect to broker b1.internal.example:9092: dial tcp: lookup b1.internal.example: no such host",
