@@ -17,7 +17,9 @@ reading with the other causes the same words fit:
   ``Failed to connect to broker h:p: EOF`` is;
 - Sarama's ``client/metadata found some partitions to be leaderless`` (client.go: the metadata answered with
   UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE for a topic, and Sarama retries): a topic not there, or a
-  partition without a leader.
+  partition without a leader;
+- and the words a Go client writes only when it logs in with SASL, which take "the listener wants SASL" out of the
+  readings of a close they report.
 """
 
 from __future__ import annotations
@@ -90,3 +92,14 @@ def _sarama_leaderless(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TOPIC_MISSING, GO, topic=scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION or LEADER_NOT_AVAILABLE",
                    guess="found some partitions to be leaderless (the metadata had the topic unknown or without a "
                    "leader)", alternatives=LEADERLESS)
+
+
+# Words a Go client writes only when it logs in with SASL: kafka-go's dialer.go "could not successfully authenticate to
+# %s:%d with SASL" (d.SASLMechanism set), Sarama's broker.go SASL handshake and authentication lines (Net.SASL.Enable).
+# A close they report is then not a listener wanting SASL from a client without it.
+@pattern("segmentio.sasl_on", GO, " with SASL: ", r"could not successfully authenticate to \S+ with SASL: ",
+         "could not successfully authenticate to kafka:9092 with SASL: SASL handshake failed: EOF")
+@pattern("sarama.sasl_on", GO, "SASL handshake", r"(?:Failed to (?:send|read) SASL handshake|Error while performing SASL "
+         r"handshake|Error while handling SASL handshake response)", "Failed to read SASL handshake header : EOF")
+def _go_sasl_on(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("sasl")
