@@ -6,6 +6,7 @@ An expectation is a space-separated list of:
 - ``ID``: certain (an error-severity finding);
 - ``likely:ID``: the likely reading (``Likely: `` title), ``or:ID``: an alternative beside it (``Or: `` or ``Maybe: ``);
 - ``any:ID``: present whatever its strength or severity (a warning of its own, a role given as two readings).
+- ``no:ID``: absent, at any strength (a reading the words rule out).
 
 Nothing but the certain ids may be an error; an empty expectation is a near miss: no error-severity finding at all.
 """
@@ -30,6 +31,8 @@ def reads(text: str, expectation: str) -> None:
             assert any(f.id == finding_id and f.severity == "error" for f in findings), (token, shown)
         elif strength == "any":
             assert any(f.id == finding_id for f in findings), (token, shown)
+        elif strength == "no":
+            assert all(f.id != finding_id for f in findings), (token, shown)
         else:
             assert any(f.id == finding_id and f.severity != "error" and f.title.startswith(_PREFIXES[strength])
                        for f in findings), (token, shown)

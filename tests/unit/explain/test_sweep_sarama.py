@@ -70,7 +70,9 @@ ROWS = [
     (SARAMA + "Closed connection to broker b1.example:9092 due to SASL v1 auth error: kafka server: Request is not valid "
      "given the current SASL state", "SASL_MECHANISM_MISMATCH"),
     # a close on the SaslHandshake request itself says no more than a close
-    (SARAMA + "Error while performing SASL handshake b1.example:9092: EOF", ""),
+    (SARAMA + "Error while performing SASL handshake b1.example:9092: EOF", "no:SASL_REQUIRED"),
+    # v0 (no ApiVersions before it when ApiVersionsRequest is off): the handshake is the first request
+    (SARAMA + "Failed to read SASL handshake header : EOF", "likely:TLS_EXPECTED no:SASL_REQUIRED"),
     # broker.go sendAndReceiveSASLPlainAuthV0: the v0 login closed on its token (credentials, most likely)
     (SARAMA + "Failed to read response while authenticating with SASL to broker b1.example:9092: EOF",
      "likely:SASL_AUTH_FAILED or:BROKER_CLOSED_CONNECTION"),

@@ -68,7 +68,7 @@ ROWS = [
      "the request is not valid given the current SASL state", "SASL_MECHANISM_MISMATCH"),
     # the handshake's ApiVersions (the Conn's first request) closed: a plaintext client at a TLS listener, likely
     ("could not successfully authenticate to b1.example:9092 with SASL: SASL handshake failed: EOF",
-     "likely:TLS_EXPECTED"),
+     "likely:TLS_EXPECTED no:SASL_REQUIRED"),
     # error.go: "[%d] %s: %s", code, Title, Description
     ("[3] Unknown Topic Or Partition: the request is for a topic or partition that does not exist on this broker",
      "TOPIC_NOT_FOUND"),
