@@ -95,10 +95,13 @@ def _sarama_leaderless(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # Words a Go client writes only when it logs in with SASL: kafka-go's dialer.go "could not successfully authenticate to
-# %s:%d with SASL" (d.SASLMechanism set), Sarama's broker.go SASL handshake and authentication lines (Net.SASL.Enable).
+# %s:%d with SASL" (d.SASLMechanism set), Sarama's broker.go SASL handshake lines (Net.SASL.Enable), franz-go's
+# broker.go "unable to initialize sasl" (a SASL mechanism configured).
 # A close they report is then not a listener wanting SASL from a client without it.
 @pattern("segmentio.sasl_on", GO, " with SASL: ", r"could not successfully authenticate to \S+ with SASL: ",
          "could not successfully authenticate to kafka:9092 with SASL: SASL handshake failed: EOF")
+@pattern("go.franz_sasl_on", GO, "unable to initialize sasl", r"unable to initialize sasl",
+         "[ERROR] unable to initialize sasl; broker: seed_0, err: EOF")
 @pattern("sarama.sasl_on", GO, "SASL handshake", r"(?:Failed to (?:send|read) SASL handshake|Error while performing SASL "
          r"handshake|Error while handling SASL handshake response)", "Failed to read SASL handshake header : EOF")
 def _go_sasl_on(m: re.Match[str], scan: ScanState) -> Iterator[Item]:

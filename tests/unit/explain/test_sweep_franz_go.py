@@ -71,7 +71,7 @@ ROWS = [
      "requested SASL mechanism.", "SASL_MECHANISM_MISMATCH"),
     ("[ERROR] unable to initialize sasl; broker: seed_0, err: ILLEGAL_SASL_STATE: Request is not valid given the current "
      "SASL state.", "SASL_MECHANISM_MISMATCH"),
-    ("[ERROR] unable to initialize sasl; broker: seed_0, err: EOF", ""),
+    ("[ERROR] unable to initialize sasl; broker: seed_0, err: EOF", "no:SASL_REQUIRED"),
     # crypto/tls through the dial (franz-go's dialer does the handshake)
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: tls: failed to verify certificate: x509: certificate signed by "
      "unknown authority", "TLS_CERT_UNTRUSTED"),
