@@ -59,9 +59,11 @@ def _segmentio_unsupported_version(m: re.Match[str], scan: ScanState) -> Iterato
          "correct?")
 def _franz_response_size(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """A TLS alert's bytes are go.franz_tls_alert's; other foreign bytes are NOT_KAFKA; a Kafka frame over the limit
-    is an answer larger than BrokerMaxReadBytes (a fetch), a size setting."""
+    is an answer larger than BrokerMaxReadBytes (a fetch), a size setting, unless it answers ApiVersions, which no
+    broker's does."""
     size, limit = int(m.group("size")), int(m.group("limit"))
-    foreign = size_sighting(Sighting(NOT_KAFKA, GO), size, limit)
+    first_answer = "api versions" in m.string  # broker.go: "unable to request api versions"
+    foreign = size_sighting(Sighting(NOT_KAFKA, GO), size, None if first_answer else limit)
     if foreign is not None:
         yield foreign
     elif size > limit:

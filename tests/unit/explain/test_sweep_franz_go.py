@@ -63,6 +63,11 @@ ROWS = [
      "correct?", "NOT_KAFKA"),
     ("[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 1397966893 > limit "
      "104857600", "NOT_KAFKA"),  # "SSH-"
+    # just over BrokerMaxReadBytes: no broker's ApiVersions answer is that large; a fetch's can be (a size setting)
+    ("[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 104857700 > limit "
+     "104857600", "NOT_KAFKA"),
+    ("[DEBUG] read from broker errored, killing connection; req: Fetch, addr: 192.0.2.10:9092, broker: 1, "
+     "successful_reads: 12, err: invalid large response size 104857700 > limit 104857600", "any:ROUNDTRIP_FAILED"),
     # kerr: "NAME: Description" (and ": message" from the broker)
     ("[ERROR] unable to initialize sasl; broker: seed_0, err: SASL_AUTHENTICATION_FAILED: SASL Authentication failed.: "
      "Authentication failed during authentication due to invalid credentials with SASL mechanism SCRAM-SHA-256",
