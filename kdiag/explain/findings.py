@@ -34,6 +34,7 @@ from kdiag.explain.builders.sasl import on_reauthentication, reauthentication_re
 from kdiag.explain.builders.ingress import default_backend_reading, http_inside_tls
 from kdiag.explain.builders.partial import partial_cluster, partly_down
 from kdiag.explain.closing import handshake_cut_after_a_certificate
+from kdiag.explain.first_request import cut_at_first_request, first_request_readings
 from kdiag.explain.implied import broker
 from kdiag.explain.observations import Facts, Group, Observations
 from kdiag.explain.family_split import (family_split_reading, ipv6_of_a_name, ipv6_only_refused, ipv6_refused,
@@ -146,6 +147,8 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
             and not facts.tls:
         return [terminated_during_authentication(built)]
+    if subject.finding_id == "TLS_UNEXPECTED" and cut_at_first_request(subject) and not facts.tls:
+        return first_request_readings(built, subject, context, BUILDERS)
     if subject.guessed:
         guessed, shown = likely(built, subject), or_readings(subject, context, BUILDERS)  # the pattern's alternatives
         others = [] if any(g.first.alternatives for g in subject.groups) else [  # else the known other causes

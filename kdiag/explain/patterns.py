@@ -32,6 +32,7 @@ from kdiag.explain.clients import (broker, broker_configs, broker_lists, command
                                    librdkafka_debug, librdkafka_errors, librdkafka_handshake, librdkafka_old, lua,
                                    net_tools, openssl, other_servers, python_connecting, python_gave_up, python_topics,
                                    ruby, sasl_answers, scheme_addresses, sizes, versions)
+from kdiag.explain.clients import go_codes, go_guesses
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
@@ -39,8 +40,9 @@ PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *open
                            *framework_topics.PATTERNS, *java_connecting.PATTERNS, *java.PATTERNS,
                            *java_gave_up.PATTERNS, *java_states.PATTERNS, *java_partitions.PATTERNS,
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *scheme_addresses.PATTERNS,
-                           *go_gave_up.PATTERNS, *python_connecting.PATTERNS, *kafka_python.PATTERNS,
-                           *python_gave_up.PATTERNS, *python_topics.PATTERNS, *kafka_errors.PATTERNS, *coordinator.PATTERNS,
+                           *go_gave_up.PATTERNS, *go_codes.PATTERNS, *go_guesses.PATTERNS, *python_connecting.PATTERNS,
+                           *kafka_python.PATTERNS, *python_gave_up.PATTERNS, *python_topics.PATTERNS, *kafka_errors.PATTERNS,
+                           *coordinator.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
                            *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
                            *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]

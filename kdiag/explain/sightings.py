@@ -177,7 +177,7 @@ _DNS_WORDS = (("No address associated", "no_answer"), ("not known", "nxdomain"),
 _TCP_WORDS = (("refused", "refused"), ("ECONNREFUSED", "refused"), ("timed out", "timeout"),
               ("ETIMEDOUT", "timeout"), ("i/o timeout", "timeout"), ("No route", "unreachable"),
               ("no route", "unreachable"), ("unreachable", "unreachable"), ("EHOSTUNREACH", "unreachable"),
-              ("ENETUNREACH", "unreachable"))
+              ("ENETUNREACH", "unreachable"), ("did not properly respond", "timeout"))  # Windows' WSAETIMEDOUT
 
 
 def dns_status(words: str | None, default: str = "error") -> str:

@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
-                                     GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS, SASL_NEEDED, TLS_FAILED,
-                                     TLS_ON_PLAINTEXT, client_certificate_symptom, TOPIC_MISSING, UNKNOWN, COORDINATOR, Fact, Item, Pattern, ScanState, Sighting,
-                                     bootstrap_facts, dns_status, registrar, role_of, split_endpoint, tcp_status)
+from kdiag.explain.first_request import CUT_AT_FIRST_REQUEST
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING, CONNECT,
+                                     CONNECTION_CLOSED, COORDINATOR, GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS,
+                                     SASL_NEEDED, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
+                                     bootstrap_facts, client_certificate_symptom, dns_status, registrar, role_of, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -25,8 +26,10 @@ pattern = registrar(PATTERNS)
 
 
 @pattern("go.dial", GO, "dial tcp ",
-         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]*):(?P<port>\d{1,5}): (?:connect: )?(?P<why>connection refused|"
-         r"no route to host|network is unreachable|connection timed out|i/o timeout)",
+         r"dial tcp (?P<addr>\[[0-9a-fA-F:.%]+\]|[^\s:]*):(?P<port>\d{1,5}): (?:connect(?:ex)?: )?(?P<why>connection refused|"
+         r"no route to host|network is unreachable|connection timed out|i/o timeout|"  # and Windows' (connectex) words:
+         r"No connection could be made because the target machine actively refused it|A connection attempt failed "
+         r"because the connected party did not properly respond|A socket operation was attempted to an unreachable \w+)",
          "[sarama] 2026/11/21 17:27:08 client/metadata got error from broker -1 while fetching metadata: dial tcp "
          "127.0.0.1:58109: connect: connection refused")
 def _go_dial(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -109,8 +112,8 @@ def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # Go's crypto/tls when the listener answers the handshake with an alert (alert.go's names): about the client's
-# certificate, the same alerts librdkafka names its own way; "handshake failure" says no more than that (no shared
-# cipher or version, or a listener that wants a client certificate): a TLS reading, not a certainty.
+# certificate, as librdkafka's alerts; "handshake failure" says no more (no shared cipher or version, or a listener that
+# wants a client certificate), and never the client's check of the broker's chain (that is x509): a client certificate, likely.
 _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "certificate_required",
               "unknown certificate authority": "unknown_ca", "unknown certificate": "certificate_unknown",
               "expired certificate": "certificate_expired", "revoked certificate": "certificate_revoked",
@@ -122,7 +125,9 @@ _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "cer
 def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = _GO_ALERTS.get(m.group("alert"))
     if alert is None:
-        yield replace(_go_sighting(TLS_FAILED, m.string, scan, detail=m.group(0)), guess=m.group(0))
+        symptom = client_certificate_symptom("handshake_failure", scan)
+        other = "TLS_CLIENT_CERT_REJECTED" if symptom == CLIENT_CERT_MISSING else "TLS_CLIENT_CERT_REQUIRED"
+        yield replace(_go_sighting(symptom, m.string, scan, detail=m.group(0)), guess=m.group(0), alternatives=(other,))
         return
     yield _go_sighting(client_certificate_symptom(alert, scan), m.string, scan, detail=alert)
 
@@ -137,7 +142,7 @@ def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "[sarama] 2024/05/01 10:00:00 Error while sending ApiVersionsRequest to broker kafka:9093: EOF")
 def _go_sarama_send_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, hostport=m.group("hp"),
-                       detail=f"EOF sending {m.group('request')}: the TLS handshake was cut off")
+                       detail=f"{CUT_AT_FIRST_REQUEST}: EOF sending {m.group('request')}")
 
 
 # Sarama's broker.go Open(): Logger.Printf("Failed to connect to broker %s: %s\n", b.addr, b.connErr), where connErr
@@ -286,9 +291,13 @@ _GO_ADDR = re.compile(rf"(?:to broker |\"addr\":\"|addr: ?|\baddr=)(?P<hp>{HOSTP
 # admin request), whatever address it dialled.
 _AFTER_METADATA = re.compile(r"\(\*(?:Client|Writer|Reader|Conn)\)\.(?:Produce|Fetch|JoinGroup|SyncGroup|Heartbeat|"
                              r"OffsetCommit|OffsetFetch|WriteMessages)\b|\bseparate shard errors\b|"
-                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|coordinator)\b|"
+                             # (kafka-go's "connection to consumer group coordinator" dials the bootstrap list first)
+                             r"\b(?:JoinGroup|SyncGroup|FindCoordinator|(?<!connection to consumer group )coordinator)\b|"
+                             # franz-go's group loop and kafka-go's ConsumerGroup: requests to the group's coordinator
+                             r"\b(?:(?:join|sync) group failed|heartbeat errored|failed to (?:join|sync) group)\b|"
                              # kafka-go's Writer: errors it returns only after the metadata named the partitions' leaders
-                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+\)", re.IGNORECASE)
+                             r"\bwrite errors \(\d+/\d+\)|\berror writing messages to \S+ \(partition \d+(?:, attempt "
+                             r"\d+)?\)", re.IGNORECASE)
 
 
 def after_metadata(line: str) -> str | None:

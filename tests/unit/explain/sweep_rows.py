@@ -1,6 +1,17 @@
 """The rows of a sweep of one client library's own error strings (tests/unit/explain/test_sweep_<family>.py): a paste
-synthesized from a format string of the library's source (invented hosts only), and what explain must answer for
-every paste of that shape."""
+synthesized from a format string of the library's source (invented hosts only; each row cites the source and its
+commit), and what explain must answer for every paste of that shape. Two forms, one meaning:
+
+- a ``Row`` (``row(name, paste, reading, *ids)``) and ``mismatch``: one reading for the row's ids: ``certain``
+  (exactly these ids, as errors), ``likely`` (the first id the "Likely:" reading, the others among the readings,
+  no error), ``reading`` (each id among the hedged readings, no error) or ``none`` (no error, no warning);
+- ``reads(text, expectation)``: a space-separated list of ``ID`` (certain: an error-severity finding),
+  ``likely:ID`` (the ``Likely: `` reading), ``or:ID`` (an alternative beside it: ``Or: `` or ``Maybe: ``),
+  ``any:ID`` (present at any strength or severity: a warning of its own, a role given as two readings) and
+  ``no:ID`` (absent: a reading the words rule out), for rows whose answer mixes strengths. Nothing but the certain
+  ids may be an error; an empty expectation is a near miss: no error-severity finding at all.
+"""
+
 
 from __future__ import annotations
 
@@ -48,3 +59,31 @@ def mismatch(r: Row) -> str | None:
 
 def ids_of(rows: list[Row]) -> list[str]:
     return [r.name for r in rows]
+
+
+
+# --- the expectation form ---------------------------------------------------------------------
+
+_PREFIXES = {"likely": ("Likely: ",), "or": ("Or: ", "Maybe: ")}
+
+
+def reads(text: str, expectation: str) -> None:
+    """Asserts explain reads ``text`` as ``expectation`` says."""
+    findings = explain_text(text).findings
+    shown = [(f.id, f.severity, f.title.split(":", 1)[0] if f.title.startswith(("Likely: ", "Or: ", "Maybe: ")) else "")
+             for f in findings]
+    certain = set()
+    for token in expectation.split():
+        strength, _, finding_id = token.rpartition(":")
+        if not strength:
+            certain.add(finding_id)
+            assert any(f.id == finding_id and f.severity == "error" for f in findings), (token, shown)
+        elif strength == "any":
+            assert any(f.id == finding_id for f in findings), (token, shown)
+        elif strength == "no":
+            assert all(f.id != finding_id for f in findings), (token, shown)
+        else:
+            assert any(f.id == finding_id and f.severity != "error" and f.title.startswith(_PREFIXES[strength])
+                       for f in findings), (token, shown)
+    errors = {f.id for f in findings if f.severity == "error"}
+    assert errors <= certain, (expectation, shown)

@@ -1,0 +1,40 @@
+"""A connection cut off at the client's first request, in words that do not say whether TLS was on: Sarama's EOF
+sending ApiVersions, "Failed to send ApiVersionsRequest" or (1.30+) "Error while sending ApiVersionsRequest" (broker.go
+since 1.26.2 wraps the TCP connection in tls.Client, so with TLS on the handshake runs on that first write, and a
+plaintext listener closes on the ClientHello).
+
+With TLS on in the paste (a ``-tls`` flag, security.protocol=SSL), that is TLS_UNEXPECTED. Without it the same EOF
+is also a plaintext client at a TLS listener that closes without an alert, a broker before 0.10 that does not know
+ApiVersions, or a broker or proxy turning the connection away: TLS_UNEXPECTED is the likely reading, the others "Or:".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kdiag.explain.readings import LIKELY, Builder, alternative, hedged, or_reading
+from kdiag.explain.subject import Context, Subject
+from kdiag.finding import Finding
+
+CUT_AT_FIRST_REQUEST = "EOF at the first request"
+"""The start of the detail of a sighting whose TLS_UNEXPECTED is certain only with TLS on in the paste."""
+
+OTHERS = ("TLS_EXPECTED", "BROKER_TOO_OLD", "BROKER_CLOSED_CONNECTION")
+
+
+def cut_at_first_request(subject: Subject) -> bool:
+    """Every line of ``subject`` is a first request cut off, with nothing said of TLS."""
+    return all(str(g.first.detail or "").startswith(CUT_AT_FIRST_REQUEST) for g in subject.groups)
+
+
+def first_request_readings(built: Finding, subject: Subject, context: Context,
+                           builders: Mapping[str, Builder]) -> list[Finding]:
+    """``built`` (TLS_UNEXPECTED) as the likely reading, with the other causes of the same EOF beside it."""
+    confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
+    words = ("The connection closed at the client's first request and the paste does not show whether the client "
+             "uses TLS. With TLS on, that is a plaintext listener closing on the TLS handshake; without it, a TLS "
+             "listener that closes without an alert, a broker too old for ApiVersions, or a broker or proxy turning "
+             f"connections away end the same. `{confirm}` decides.")
+    likely = hedged(built, LIKELY, words, guess=CUT_AT_FIRST_REQUEST)
+    return [likely, *(or_reading(likely, builders[i](alternative(subject, subject.role, i, subject.role_from or ""),
+                                                     context)) for i in OTHERS)]
