@@ -30,7 +30,8 @@ from kdiag.explain.clients import (broker, broker_configs, broker_lists, command
                                    go_gave_up, hangups, in_use, java, java_connecting, java_gave_up, java_partitions,
                                    java_states, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut,
                                    librdkafka_debug, librdkafka_errors, librdkafka_old, lua, net_tools, openssl,
-                                   other_servers, ruby, sasl_answers, scheme_addresses, sizes, versions)
+                                   other_servers, ruby, sasl_answers, scheme_addresses, sizes, unfamiliar_libraries,
+                                   versions)
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
 PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *openssl.PATTERNS, *librdkafka_old.PATTERNS,
@@ -40,7 +41,8 @@ PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *open
                            *broker.PATTERNS, *command_line.PATTERNS, *kafkajs.PATTERNS, *go.PATTERNS, *scheme_addresses.PATTERNS,
                            *go_gave_up.PATTERNS, *kafka_python.PATTERNS, *kafka_errors.PATTERNS, *coordinator.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
-                           *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
+                           *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS,
+                           *unfamiliar_libraries.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
                            *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a record, batch or fetch over a
