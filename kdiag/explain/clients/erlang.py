@@ -168,9 +168,10 @@ def _kafka_ex_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Ite
     yield Sighting(CONNECT, OTHER, m.group("host"), int(m.group("port")), status="timeout", detail=":timeout")
 
 
-# kafka_ex (lib/kafka_ex/client/client.ex): the raises when no broker answered; request_builder.ex: an API the broker's
+# kafka_ex (lib/kafka_ex/client/client.ex; server*.ex before 1.0): the raises when no broker answered; request_builder.ex: an API the broker's
 # ApiVersions does not list.
-for _words in ("Brokers sockets are not opened", "ApiVersions negotiation failed: no broker available"):
+for _words in ("Brokers sockets are not opened", "Brokers sockets are closed",
+               "ApiVersions negotiation failed: no broker available"):
     pattern(f"kafka_ex.gave_up.{len(PATTERNS)}", OTHER, _words, re.escape(_words),
             f"** (RuntimeError) {_words}")(gave_up(_words))
 

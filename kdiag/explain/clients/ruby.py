@@ -57,6 +57,15 @@ def _nodes(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         yield Fact("broker", node.group("host"), int(node.group("port")), int(node.group("id")))
 
 
+# broker.rb to_s: "#{@connection} (node_id=#{@node_id})" -- a broker the metadata gave, wherever a line names one
+# ("Failed to get coordinator info from h:9092 (node_id=1): Timed out while trying to connect to h:9092: ...").
+@pattern("ruby_kafka.broker", OTHER, " (node_id=", rf"(?P<host>{HOST}):(?P<port>\d{{1,5}}) \(node_id=(?P<id>\d+)\)",
+         "Failed to get coordinator info from kafka-1.example:9092 (node_id=1): Connection error EOFError: end of "
+         "file reached")
+def _broker(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Fact("broker", m.group("host"), int(m.group("port")), int(m.group("id")))
+
+
 @pattern("ruby_kafka.connect_timed_out", OTHER, "Timed out while trying to connect to ",
          rf"Timed out while trying to connect to (?P<host>{HOST}):(?P<port>\d{{1,5}})(?:: (?P<why>.{{0,120}}))?",
          "Timed out while trying to connect to kafka-1.example:9092: Connection timed out")
@@ -85,11 +94,12 @@ def _no_coordinator(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 _CODES = {"UnknownTopicOrPartition": (TOPIC_MISSING, "UNKNOWN_TOPIC_OR_PARTITION"),
           "LeaderNotAvailable": (NO_LEADER, "LEADER_NOT_AVAILABLE"),
           "TopicAuthorizationFailed": (TOPIC_DENIED, "TOPIC_AUTHORIZATION_FAILED"),
-          "UnsupportedSaslMechanism": (SASL_MECHANISM, "UNSUPPORTED_SASL_MECHANISM")}
+          "UnsupportedSaslMechanism": (SASL_MECHANISM, "UNSUPPORTED_SASL_MECHANISM"),
+          "InvalidSaslState": (SASL_MECHANISM, "ILLEGAL_SASL_STATE")}
 
 
 @pattern("ruby.kafka_error_class", OTHER, "::", r"\b(?:Kafka|Poseidon::Errors)::(?P<name>UnknownTopicOrPartition|"
-         r"LeaderNotAvailable|TopicAuthorizationFailed|UnsupportedSaslMechanism)\b"
+         r"LeaderNotAvailable|TopicAuthorizationFailed|UnsupportedSaslMechanism|InvalidSaslState)\b"
          r"(?:: (?:[Uu]nknown topic|[Nn]o topic|[Tt]opic)[: ]+\"?(?P<topic>[\w.-]{1,249}))?",
          "Kafka::UnknownTopicOrPartition: unknown topic payments")
 def _kafka_error_class(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
@@ -98,7 +108,8 @@ def _kafka_error_class(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     # cluster.rb, 'no topic "T"' in metadata_response.rb): metadata it fetched for other topics only says the same,
     # so the topic missing is the likely reading, not a certainty.
     guess = f"{m.group(0)} (ruby-kafka's lookup in the metadata it holds)" if symptom == TOPIC_MISSING else None
-    yield Sighting(symptom, OTHER, topic=m.group("topic") or scan.topic, detail=code, guess=guess)
+    yield Sighting(symptom, OTHER, topic=m.group("topic") or scan.topic, detail=code, guess=guess,
+                   mechanisms=() if code == "ILLEGAL_SASL_STATE" else None)
 
 
 # sasl_authenticator.rb: raise Kafka::Error, "#{ident} is not supported." when the SaslHandshake's answer has an error

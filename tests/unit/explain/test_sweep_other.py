@@ -92,6 +92,24 @@ ROWS = [
         "Kafka::TopicAuthorizationFailed", certain=("TOPIC_AUTHORIZATION_FAILED",)),
     row("ruby-kafka unknown topic class", RUBY_KAFKA, "Kafka::UnknownTopicOrPartition: unknown topic orders",
         readings=("TOPIC_NOT_FOUND",)),
+    # lib/kafka/cluster.rb: the ConnectionError after every seed failed, one line per seed
+    row("ruby-kafka seeds unresolvable", RUBY_KAFKA, "Kafka::ConnectionError: Could not connect to any of the seed "
+        "brokers:\n- kafka://b1.example:9092: getaddrinfo: Name or service not known",
+        certain=("BOOTSTRAP_UNRESOLVABLE",)),
+    row("ruby-kafka seeds refused", RUBY_KAFKA, "Kafka::ConnectionError: Could not connect to any of the seed "
+        "brokers:\n- kafka://b1.example:9092: Connection refused - connect(2) for 192.0.2.10:9092\n- "
+        "kafka://b2.example:9092: Connection refused - connect(2) for 192.0.2.11:9092", certain=("BOOTSTRAP_REFUSED",),
+        absent=("ADVERTISED_UNREACHABLE",)),
+    # lib/kafka/cluster.rb get_coordinator + broker.rb to_s "#{connection} (node_id=#{@node_id})": a metadata broker
+    row("ruby-kafka coordinator lookup timed out", RUBY_KAFKA, f"{RUBY_E}Failed to get coordinator info from "
+        "b1.example:9092 (node_id=1): Timed out while trying to connect to b1.example:9092: Connection timed out",
+        certain=("ADVERTISED_UNREACHABLE",)),
+    # lib/kafka.rb: InvalidSaslState (code 34), the listener has no SASL
+    row("ruby-kafka invalid sasl state class", RUBY_KAFKA, "Kafka::InvalidSaslState: Kafka::InvalidSaslState",
+        certain=("SASL_MECHANISM_MISMATCH",)),
+    # lib/kafka/producer.rb: DeliveryFailed says only that the buffer was not delivered
+    row("ruby-kafka delivery failed", RUBY_KAFKA, "Kafka::DeliveryFailed: Failed to send messages to orders/0, "
+        "orders/1"),
     # lib/rdkafka/error.rb to_s: "#{message_prefix} - #{rd_kafka_err2str} (#{code})"
     row("rdkafka-ruby topic authorization", RDKAFKA_RUBY, "Rdkafka::RdkafkaError: Error creating topic - Broker: Topic "
         "authorization failed (topic_authorization_failed)", certain=("TOPIC_AUTHORIZATION_FAILED",)),
@@ -150,6 +168,8 @@ ROWS = [
     row("elixir unknown topic atom", BROD, "** (MatchError) no match of right hand side value: {:error, "
         ":unknown_topic_or_partition}", certain=("TOPIC_NOT_FOUND",)),
 
+    # src/brod_client.erl: the caller's own mistakes, no finding
+    row("brod producer not found", BROD, '{error,{producer_not_found,<<"orders">>}}', absent=("TOPIC_NOT_FOUND",)),
     # --- kafka_ex -----------------------------------------------------------------------------------------------
     # lib/kafka_ex/network/network_client.ex: "Could not connect to #{inspect_broker(host, port)} because of error ..."
     row("kafka_ex refused", KAFKA_EX, '[error] Could not connect to broker "b1.example":9092 because of error '
@@ -166,6 +186,8 @@ ROWS = [
         '{:unsupported_mechanism_on_broker, "SCRAM-SHA-512"}', certain=("SASL_MECHANISM_MISMATCH",)),
     row("kafka_ex illegal sasl state", KAFKA_EX, "[error] SASL authentication failed: {:handshake_failed, "
         ":illegal_sasl_state}", certain=("SASL_MECHANISM_MISMATCH",)),
+    # lib/kafka_ex/server*.ex (0.11.0): the older raise
+    row("kafka_ex sockets closed", KAFKA_EX, "** (RuntimeError) Brokers sockets are closed", readings=GAVE_UP),
     # lib/kafka_ex/client/client.ex: the raises when no broker answered
     row("kafka_ex sockets not opened", KAFKA_EX, "** (RuntimeError) Brokers sockets are not opened",
         readings=GAVE_UP),
@@ -225,6 +247,15 @@ ROWS = [
         'Io(Os { code: 111, kind: ConnectionRefused, message: "Connection refused" })\', src/main.rs:9:59',
         readings=("BOOTSTRAP_REFUSED",)),
 
+    # openssl crate (kafka-rust's "security" feature): HandshakeError's Debug with X509VerifyResult
+    row("kafka-rust openssl hostname", KAFKA_RUST, 'Error: Ssl(Ssl(ErrorStack([Error { code: 337047686, library: '
+        '"SSL routines", function: "tls_process_server_certificate", reason: "certificate verify failed", file: '
+        '"../ssl/statem/statem_clnt.c", line: 1915 }])), X509VerifyResult { code: 62, error: "Hostname mismatch" })',
+        certain=("TLS_HOSTNAME_MISMATCH",)),
+    row("kafka-rust openssl issuer", KAFKA_RUST, 'Error: Ssl(Ssl(ErrorStack([Error { code: 337047686, library: '
+        '"SSL routines", function: "tls_process_server_certificate", reason: "certificate verify failed", file: '
+        '"../ssl/statem/statem_clnt.c", line: 1915 }])), X509VerifyResult { code: 20, error: "unable to get local '
+        'issuer certificate" })', readings=("TLS_CERT_UNTRUSTED",)),
     # --- kafka-node ---------------------------------------------------------------------------------------------
     # lib/errors/TopicsNotExistError.js: 'The topic(s) ' + topics + ' do not exist'
     row("kafka-node topics not exist", KAFKA_NODE, "TopicsNotExistError: The topic(s) orders do not exist\n    at new "
@@ -248,6 +279,20 @@ ROWS = [
         "Timeout._onTimeout (/app/node_modules/kafka-node/lib/kafkaClient.js:253:13)", readings=("BOOTSTRAP_TIMEOUT",)),
     # lib/kafkaClient.js connectToBrokers: new Error('failed to connect to brokers')
     row("kafka-node gave up", KAFKA_NODE, "Error: failed to connect to brokers", readings=GAVE_UP),
+    # lib/kafkaClient.js: TimeoutError(`Request timed out after ${timeout}ms`) -- a request, not a connect
+    row("kafka-node request timed out", KAFKA_NODE, "{ TimeoutError: Request timed out after 30000ms\n    at new "
+        "TimeoutError (/app/node_modules/kafka-node/lib/errors/TimeoutError.js:6:9)\n  message: 'Request timed out "
+        "after 30000ms' }", absent=("BOOTSTRAP_TIMEOUT", "ADVERTISED_UNREACHABLE")),
+    # lib/kafkaClient.js: BrokerNotAvailableError('Broker not available (loadMetadataForTopics)') says no cause
+    row("kafka-node broker not available", KAFKA_NODE, "BrokerNotAvailableError: Broker not available "
+        "(loadMetadataForTopics)"),
+    # Node's TLS errors, as kafka-node's tls.connect passes them on
+    row("kafka-node self-signed chain", KAFKA_NODE, "{ Error: self signed certificate in certificate chain\n    at "
+        "TLSSocket.onConnectSecure (_tls_wrap.js:1321:34)\n  code: 'SELF_SIGNED_CERT_IN_CHAIN' }",
+        certain=("TLS_CERT_UNTRUSTED",)),
+    row("kafka-node altnames", KAFKA_NODE, "Error [ERR_TLS_CERT_ALTNAME_INVALID]: Hostname/IP does not match "
+        "certificate's altnames: Host: b1.example. is not in the cert's altnames: DNS:kafka.internal",
+        certain=("TLS_HOSTNAME_MISMATCH",)),
     # Node's own net error, as kafka-node passes it on
     row("kafka-node econnrefused", KAFKA_NODE, "{ Error: connect ECONNREFUSED 192.0.2.10:9092\n    at "
         "TCPConnectWrap.afterConnect [as oncomplete] (net.js:1107:14)\n  errno: 'ECONNREFUSED',\n  code: "
