@@ -74,9 +74,17 @@ def _connect_timed_out(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECT, OTHER, host, port, status="timeout", detail=(m.group("why") or m.group(0)).strip())
 
 
-pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",
-        r"Could not connect to any of the seed brokers", "Kafka::ConnectionError: Could not connect to any of the seed "
-        "brokers:")(gave_up("Could not connect to any of the seed brokers"))
+_NO_SEED = gave_up("Could not connect to any of the seed brokers")
+
+
+# Before 0.5 the ConnectionError listed the seeds on its own line: "...seed brokers: kafka://h1:9092, kafka://h2:9092".
+@pattern("ruby_kafka.no_seed", OTHER, "Could not connect to any of the seed brokers",
+         r"Could not connect to any of the seed brokers:?(?P<seeds>[^\n]{0,1000})", "Kafka::ConnectionError: Could not "
+         "connect to any of the seed brokers: kafka://kafka-1.example:9092, kafka://kafka-2.example:9092")
+def _no_seed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from _NO_SEED(m, scan)
+    for seed in re.finditer(_SEED, m.group("seeds")):
+        yield Fact(BOOTSTRAP, seed.group("host"), int(seed.group("port")))
 
 
 # cluster.rb get_coordinator: every broker's FindCoordinator (GroupCoordinator) failed with a ConnectionError -- brokers

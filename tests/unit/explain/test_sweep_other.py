@@ -100,6 +100,10 @@ ROWS = [
         "brokers:\n- kafka://b1.example:9092: Connection refused - connect(2) for 192.0.2.10:9092\n- "
         "kafka://b2.example:9092: Connection refused - connect(2) for 192.0.2.11:9092", certain=("BOOTSTRAP_REFUSED",),
         absent=("ADVERTISED_UNREACHABLE",)),
+    # lib/kafka/cluster.rb before 0.5 (v0.4.0): "Could not connect to any of the seed brokers: #{@seed_brokers.join}"
+    row("ruby-kafka 0.4 seed list", "zendesk/ruby-kafka @ v0.4.0", f"{RUBY_E}Failed to connect to b1.example:9092: "
+        "Connection refused - connect(2) for 192.0.2.10:9092\nKafka::ConnectionError: Could not connect to any of the "
+        "seed brokers: kafka://b1.example:9092, kafka://b2.example:9092", certain=("BOOTSTRAP_REFUSED",)),
     # lib/kafka/cluster.rb get_coordinator + broker.rb to_s "#{connection} (node_id=#{@node_id})": a metadata broker
     row("ruby-kafka coordinator lookup timed out", RUBY_KAFKA, f"{RUBY_E}Failed to get coordinator info from "
         "b1.example:9092 (node_id=1): Timed out while trying to connect to b1.example:9092: Connection timed out",
