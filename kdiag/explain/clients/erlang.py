@@ -159,13 +159,20 @@ def _kafka_ex_sasl_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(_KAFKA_EX_SASL[m.group("reason")], OTHER, mechanism=m.group("mech"), detail=m.group(0)[-100:])
 
 
-# kafka_ex (lib/kafka_ex/network/network_client.ex): "Could not connect to broker \"h\":9092 because of error
-# :timeout" -- gen_tcp's (or ssl's) connect_timeout; ``generic`` reads the inet atoms, not this bare one.
-@pattern("kafka_ex.connect_timeout", OTHER, "because of error :timeout",
-         r'Could not connect to broker "?(?P<host>[^"\s]{1,255})"?:(?P<port>\d{1,5}) because of error :timeout\b',
-         '[error] Could not connect to broker "kafka-1.example":9092 because of error :timeout')
-def _kafka_ex_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(CONNECT, OTHER, m.group("host"), int(m.group("port")), status="timeout", detail=":timeout")
+# kafka_ex (lib/kafka_ex/network/network_client.ex): "Could not connect to broker \"h\":9092 because of error R",
+# R from socket.ex's :gen_tcp.connect or, with use_ssl, :ssl.connect. :timeout is the connect_timeout (``generic``
+# reads the inet atoms, not this bare one); :closed comes only from :ssl.connect, the peer hanging up on the
+# handshake, as a plaintext listener does with a ClientHello: likely TLS_UNEXPECTED.
+@pattern("kafka_ex.connect_failed", OTHER, "because of error :",
+         r'Could not connect to broker "?(?P<host>[^"\s]{1,255})"?:(?P<port>\d{1,5}) because of error '
+         r':(?P<why>timeout|closed)\b', '[error] Could not connect to broker "kafka-1.example":9092 because of error :timeout')
+def _kafka_ex_connect_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    host, port = m.group("host"), int(m.group("port"))
+    if m.group("why") == "timeout":
+        yield Sighting(CONNECT, OTHER, host, port, status="timeout", detail=":timeout")
+    else:
+        yield Sighting(TLS_ON_PLAINTEXT, OTHER, host, port, detail=":closed", guess=f"{m.group(0)} (:ssl.connect's "
+                       "handshake closed by the listener)")
 
 
 # kafka_ex (lib/kafka_ex/client/client.ex; server*.ex before 1.0): the raises when no broker answered; request_builder.ex: an API the broker's

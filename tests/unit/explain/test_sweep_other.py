@@ -180,6 +180,9 @@ ROWS = [
         ":econnrefused", readings=BOTH_REFUSED),
     row("kafka_ex timeout", KAFKA_EX, '[error] Could not connect to broker "b1.example":9092 because of error :timeout',
         readings=("BOOTSTRAP_TIMEOUT", "ADVERTISED_UNREACHABLE")),
+    # lib/kafka_ex/network/socket.ex: only :ssl.connect returns :closed (the handshake hung up on)
+    row("kafka_ex ssl closed", KAFKA_EX, '[error] Could not connect to broker "b1.example":9092 because of error '
+        ":closed", readings=("TLS_UNEXPECTED",)),
     # lib/kafka_ex/auth/sasl.ex + sasl/codec_binary.ex: {:auth_failed, code}, {:handshake_failed, code},
     # {:unsupported_mechanism_on_broker, mech}
     row("kafka_ex auth failed", KAFKA_EX, "[error] SASL authentication failed: {:auth_failed, "
