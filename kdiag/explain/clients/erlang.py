@@ -94,10 +94,12 @@ def _sasl_auth_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # kpro_connection: a TLS upgrade the listener closed or never answered ({failed_to_upgrade_to_ssl, closed | timeout}),
-# and the hint kpro_connection logs after it ("Failed to connect to h:p~nMake sure connecting to a 'SSL://'
-# listener"): a TLS client at a plaintext listener, its own guess. Its other hints: "Make sure 'ssl' option is in
-# client config" (``hangups``); "Make sure connecting to 'SASL_PLAINTEXT://' listener" (IllegalSaslState: the
-# listener has no SASL, read by ``kafka_errors``).
+# a TLS client at a plaintext listener most likely; and the hints its hint_msg logs ("Failed to connect to h:p~n<hint>"):
+# - "Make sure connecting to a 'SSL://' listener": that upgrade, no SASL configured: likely TLS_UNEXPECTED;
+# - "Make sure connecting to 'SASL_SSL://' listener": that upgrade with SASL, or IllegalSaslState over TLS (a TLS
+#   listener without SASL, which ``kafka_errors`` reads as SASL_MECHANISM_MISMATCH): TLS_UNEXPECTED, or that;
+# - "Make sure connecting to 'SASL_PLAINTEXT://' listener" alone: IllegalSaslState without TLS, certain;
+# - "Make sure 'ssl' option is in client config, or make sure connecting to 'SASL_PLAINTEXT://' listener" (``hangups``).
 @pattern("kafka_protocol.ssl_upgrade", OTHER, "failed_to_upgrade_to_ssl",
          r"failed_to_upgrade_to_ssl,\s*(?P<why>closed|timeout)\b",
          '{failed_to_connect,[{{"kafka-1.example",9092},{{failed_to_upgrade_to_ssl,closed},[]}}]}')
@@ -105,12 +107,18 @@ def _ssl_upgrade(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(TLS_ON_PLAINTEXT, OTHER, detail=m.group(0), guess=f"{m.group(0)} (the listener did not answer TLS)")
 
 
-@pattern("kafka_protocol.tls_listener_hint", OTHER, "Make sure connecting to ",
-         r"Make sure connecting to (?:a )?'(?:SSL|SASL_SSL)://' listener", "Make sure connecting to a 'SSL://' listener")
-def _tls_listener_hint(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+@pattern("kafka_protocol.listener_hint", OTHER, "Make sure connecting to ",
+         r"(?<!or )Make sure connecting to (?:a )?'(?P<scheme>SSL|SASL_SSL|SASL_PLAINTEXT)://' listener",
+         "Make sure connecting to a 'SSL://' listener")
+def _listener_hint(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     recent = scan.recent
     host, port = (recent[1], recent[2]) if recent is not None and scan.line - recent[0] <= 1 else (None, None)
-    yield Sighting(TLS_ON_PLAINTEXT, OTHER, host, port, detail=m.group(0), guess=f"{m.group(0)} (kafka_protocol's hint)")
+    scheme = m.group("scheme")
+    if scheme == "SASL_PLAINTEXT":
+        yield Sighting(SASL_MECHANISM, OTHER, host, port, mechanisms=(), detail="IllegalSaslState: " + m.group(0))
+        return
+    yield Sighting(TLS_ON_PLAINTEXT, OTHER, host, port, detail=m.group(0), guess=f"{m.group(0)} (kafka_protocol's hint)",
+                   alternatives=("SASL_MECHANISM_MISMATCH",) if scheme == "SASL_SSL" else ())
 
 
 # kpro_connection:connect: gen_tcp:connect's {error, timeout} raised as the reason itself, its stack at connect.

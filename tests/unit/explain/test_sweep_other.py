@@ -145,8 +145,10 @@ ROWS = [
         "b1.example:9093\nMake sure connecting to a 'SSL://' listener", readings=("TLS_UNEXPECTED",)),
     row("kpro hint ssl option", KPRO, "Failed to connect to b1.example:9093\nMake sure 'ssl' option is in client "
         "config, \nor make sure connecting to 'SASL_PLAINTEXT://' listener", readings=("TLS_EXPECTED",)),
+    row("kpro hint sasl_ssl", KPRO, "Failed to connect to b1.example:9093\nMake sure connecting to 'SASL_SSL://' "
+        "listener", readings=("TLS_UNEXPECTED", "SASL_MECHANISM_MISMATCH")),
     row("kpro hint sasl_plaintext", KPRO, "Failed to connect to b1.example:9092\nMake sure connecting to "
-        "'SASL_PLAINTEXT://' listener"),
+        "'SASL_PLAINTEXT://' listener", certain=("SASL_MECHANISM_MISMATCH",)),
     row("kpro tls unknown ca", KPRO, '{failed_to_connect,[{{"b1.example",9093},{{failed_to_upgrade_to_ssl,{tls_alert,'
         '{unknown_ca,"TLS client: In state certify at ssl_handshake.erl:2138 generated CLIENT ALERT: Fatal - Unknown '
         'CA\\n"}}},[]}}]}', certain=("TLS_CERT_UNTRUSTED",)),
