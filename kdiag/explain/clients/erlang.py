@@ -23,7 +23,8 @@ from kdiag.explain.clients.generic import failure_at, gave_up, remember
 from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, NO_LEADER, OTHER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
-                                     SASL_MECHANISM, TLS_ON_PLAINTEXT, Fact, Item, Pattern, ScanState, Sighting, registrar)
+                                     SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, Fact, Item, Pattern, ScanState,
+                                     Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -196,6 +197,24 @@ for _words in ("Brokers sockets are not opened", "Brokers sockets are closed",
          "[error] Kafka API produce is not supported by the connected broker.")
 def _kafka_ex_api_not_supported(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield gap(OTHER, m.group("api"), m.group(0))
+
+
+# kafka_ex api.ex resolve_partition: the metadata it asked for (allowing the topic's creation) holds no such topic
+# ({:error, :topic_not_found}), or the topic with no partition leader in it ({:error, :no_partitions_available}):
+# the likely readings, from metadata the client holds.
+_KAFKA_EX_METADATA = {"topic_not_found": (TOPIC_MISSING, None), "no_partitions_available": (NO_LEADER, "TOPIC_NOT_FOUND")}
+
+
+def _kafka_ex_metadata(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    symptom, other = _KAFKA_EX_METADATA[m.group("atom")]
+    yield Sighting(symptom, OTHER, topic=scan.topic, detail="LEADER_NOT_AVAILABLE" if symptom == NO_LEADER else
+                   m.group(0), guess=f"{m.group(0)} (kafka_ex's lookup in the metadata it holds)",
+                   alternatives=(other,) if other else ())
+
+
+for _atom in _KAFKA_EX_METADATA:
+    pattern(f"kafka_ex.{_atom}", OTHER, _atom, rf"\{{:error,\s*:(?P<atom>{_atom})\}}",
+            f"{{:error, :{_atom}}}")(_kafka_ex_metadata)
 
 
 # Kafka's error codes as brod, kafka_protocol and kafka_ex return them: snake-case atoms, ``{error,X}``,

@@ -202,6 +202,10 @@ ROWS = [
         readings=GAVE_UP),
     row("kafka_ex api versions no broker", KAFKA_EX, "** (RuntimeError) ApiVersions negotiation failed: no broker "
         "available. Check that brokers are reachable at the configured addresses.", readings=GAVE_UP),
+    # lib/kafka_ex/api.ex resolve_partition: from the metadata it holds
+    row("kafka_ex topic not found", KAFKA_EX, "** (MatchError) no match of right hand side value: {:error, "
+        ":topic_not_found}", readings=("TOPIC_NOT_FOUND",)),
+    row("kafka_ex no partitions", KAFKA_EX, "{:error, :no_partitions_available}", readings=("NO_LEADER",)),
     # lib/kafka_ex/client/request_builder.ex
     row("kafka_ex api not supported", KAFKA_EX, "[error] Kafka API produce is not supported by the connected broker.",
         readings=("BROKER_TOO_OLD",)),
