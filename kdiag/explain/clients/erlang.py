@@ -222,11 +222,13 @@ for _atom in _KAFKA_EX_METADATA:
 _ATOMS = {code.lower(): code for code in SPELLINGS}
 
 
-@pattern("erlang.kafka_error_atom", OTHER, "_", rf"(?:\{{error,\s*|\{{:error,\s*:|Error: |\breason[=:]\s*:?|"
-         rf"sasl_auth_error,\s*|_failed,\s*:)"
-         rf"(?P<atom>{'|'.join(_ATOMS)})\b", "{error,unknown_topic_or_partition}")
 def _kafka_error_atom(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     code = _ATOMS[m.group("atom")]
     symptom = SPELLINGS[code][0]
     yield Sighting(symptom, OTHER, mechanisms=() if code == "ILLEGAL_SASL_STATE" else None,
                    detail=code if symptom == NO_LEADER else f"{code}: {m.group(0)}")
+
+
+for _atom in _ATOMS:
+    pattern(f"erlang.kafka_error_atom.{_atom}", OTHER, _atom, rf"(?:\{{error,\s*|\{{:error,\s*:|Error: |\breason[=:]\s*:?|"
+            rf"sasl_auth_error,\s*|_failed,\s*:)(?P<atom>{_atom})\b", f"{{error,{_atom}}}")(_kafka_error_atom)
