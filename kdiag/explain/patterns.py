@@ -31,7 +31,7 @@ from kdiag.explain.clients import (broker, broker_configs, broker_lists, command
                                    java_states, kafka_errors, kafka_python, kafkajs, kerberos, librdkafka, librdkafka_cut,
                                    librdkafka_debug, librdkafka_errors, librdkafka_handshake, librdkafka_old, lua,
                                    net_tools, openssl, other_servers, python_connecting, python_gave_up, python_topics,
-                                   ruby, sasl_answers, scheme_addresses, sizes, versions)
+                                   ruby, sasl_answers, scheme_addresses, sizes, unfamiliar_libraries, versions)
 from kdiag.explain.clients import go_codes, go_guesses
 from kdiag.explain.sightings import Item, Pattern, ScanState, Sighting
 
@@ -44,7 +44,8 @@ PATTERNS: list[Pattern] = [*librdkafka.PATTERNS, *librdkafka_cut.PATTERNS, *open
                            *kafka_python.PATTERNS, *python_gave_up.PATTERNS, *python_topics.PATTERNS, *kafka_errors.PATTERNS,
                            *coordinator.PATTERNS,
                            *sizes.PATTERNS, *versions.PATTERNS, *other_servers.PATTERNS, *broker_lists.PATTERNS,
-                           *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
+                           *broker_configs.PATTERNS, *ruby.PATTERNS, *erlang.PATTERNS,
+                           *unfamiliar_libraries.PATTERNS, *lua.PATTERNS, *hangups.PATTERNS,
                            *in_use.PATTERNS, *kerberos.PATTERNS, *net_tools.PATTERNS, *generic.PATTERNS]
 """Every pattern, in the order a line's sightings come out: librdkafka, Java, the broker's log, command lines,
 kafkajs, Go, the Python clients, Kafka's own error names as every client spells them, a record, batch or fetch over a

@@ -306,6 +306,7 @@ class ScanState:
     ports: dict[str, int] = field(default_factory=dict)  # the port each host was last named with
     client_certificate: bool = False  # the log shows the client configured a certificate or keystore
     recent: tuple[int, str, int | None] | None = None  # (line, host, port) an unfamiliar client last tried to reach
+    brod_payload: int | None = None  # the line of brod's last payload connect: its reason on the next (clients.erlang)
     config_id: int | None = None  # a broker configuration's id waiting for its listeners (clients.broker_configs)
     config_listeners: tuple[tuple[str, int], ...] | None = None  # its listeners waiting for its id
     config_paired: int | None = None  # the id last paired: the same dump's node.id after its broker.id

@@ -23,6 +23,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from kdiag.diagnose.hosts import classify_host
 from kdiag.explain.sightings import (ALL_DOWN, CONNECT, CONNECTION_CLOSED, HOST, OTHER, RESOLVE, TOPIC_MISSING, UNKNOWN, Handler, Item, Pattern, ScanState, Sighting,
                                      registrar, split_endpoint)
 
@@ -97,7 +98,7 @@ _QUOTED_HOST = rf'"?(?P<host>{HOST})"?'
 _TRYING = re.compile(
     rf'(?:[Ff]ailed to connect to|[Cc]ould not connect to(?: broker)?|\(re\)connect to|[Cc]onnecting to|'
     rf'[Oo]pening connection to|on host|[Ee]stablishing connection to broker \d+:|[Uu]nable to connect to|'
-    rf'[Ee]rror connecting to broker) '
+    rf'[Ee]rror connecting to broker|[Ff]ailed to establish connection to) '
     rf'(?:tcp://|ssl://|tls://)?{_QUOTED_HOST}'
     rf'(?::(?P<port>\d{{1,5}})| on port (?P<port2>\d{{1,5}}))')
 
@@ -117,6 +118,9 @@ for _needle, _example in (("connect to ", "client client1 failed to connect to k
                           # rskafka src/connection.rs: "error connecting to broker \"{broker}\": {error}"
                           ("connecting to broker ", 'error connecting to broker "b1.example:9092": IO error: Connection '
                            "refused (os error 111)"),
+                          # kafka-rust src/client/network.rs: "Failed to establish connection to {}: {:?}"
+                          ("establish connection to ", "Failed to establish connection to b1.example:9092: Io(Os { "
+                           'code: 111, kind: ConnectionRefused, message: "Connection refused" })'),
                           # PHP's stream_socket_client (nmred/kafka-php, longlang/phpkafka)
                           ("to connect to ", "stream_socket_client(): unable to connect to tcp://b1.example:9092 "
                            "(php_network_getaddresses: getaddrinfo failed: Name or service not known)")):
@@ -155,7 +159,11 @@ for _atom in _ERLANG:
          rf'(?P<why>[A-Z][\w ]+?) - connect\(2\) for {_QUOTED_HOST}(?::| port )(?P<port>\d{{1,5}})',
          'Errno::ECONNREFUSED: Connection refused - connect(2) for "kafka-1.example" port 9092')
 def _ruby_connect2(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield from failure_at(scan, m.group("why"), m.group("host"), int(m.group("port")))
+    host, port = m.group("host"), int(m.group("port"))
+    if scan.recent is not None and scan.recent[0] == scan.line and scan.recent[2] == port and \
+            classify_host(host).is_ip:
+        return  # ruby-kafka's "Failed to connect to h:9092: ... - connect(2) for <h's IP>:9092": the same endpoint
+    yield from failure_at(scan, m.group("why"), host, port)
 
 
 @pattern("ruby.getaddrinfo", OTHER, "getaddrinfo: ", r"getaddrinfo: (?P<why>[^\n(]{3,80})",
@@ -219,6 +227,14 @@ def _kafka_sharp_no_partition(m: re.Match[str], scan: ScanState) -> Iterator[Ite
          "Failed to connect to broker: cannot sync versions: Cannot read framed message: Cannot read data: early eof")
 def _rust_early_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(CONNECTION_CLOSED, OTHER, detail=m.string.strip()[-120:])
+
+
+# Rust's std::io::Error as Debug prints it (a panic's unwrap, kafka-rust's "{:?}"): Os { code, kind, message }.
+@pattern("rust.os_error_debug", OTHER, "Os { code: ", r'Os \{ code: \d+, kind: \w+, message: "(?P<why>[^"]{3,80})" \}',
+         'called `Result::unwrap()` on an `Err` value: Io(Os { code: 111, kind: ConnectionRefused, message: '
+         '"Connection refused" })')
+def _rust_os_error_debug(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield from failure_at(scan, m.group("why"), None, None)
 
 
 @pattern("rust.lookup", OTHER, "failed to lookup address information",
