@@ -236,7 +236,8 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "A connection left idle is dropped silently by a NAT gateway, load balancer or firewall in the path: "
         "the next request hangs until the client's request timeout. librdkafka: 'N request(s) timed out: disconnect "
         "(after ...ms in state UP)' or 'Timed out ProduceRequest in flight'; Java: 'Disconnected from node N due to "
-        "timeout'.",
+        "timeout'; explain reads those as the likely reading (a broker that stopped answering in time says the same), "
+        "--idle-check makes it certain.",
         (IDLE_CHECK, WATCH_IDLE_CHECK, EXPLAIN),
         "Make the client's idle close shorter than the path's idle timeout (connections.max.idle.ms), or raise "
         "the NAT/LB idle timeout; TCP keepalive where the client has it."),

@@ -5,11 +5,13 @@ The client families' patterns report a :data:`~kdiag.explain.sightings.REQUEST_T
 ``1 request(s) timed out: disconnect (after 240000ms in state UP)`` (with the connection's age) and its
 ``Timed out ProduceRequest in flight``, Java's ``Disconnected from node 1 due to timeout``.
 :func:`idle_connection_dropped` turns them into the finding ``kdiag bootstrap --idle-check`` raises
-(:mod:`kdiag.diagnose.rules.idle`), with that rule's fix for an idle limit the lines suggest.
+(:mod:`kdiag.diagnose.rules.idle`), with that rule's fix for an idle limit the lines suggest, as the likely
+reading: the words of a request that timed out are the same when the broker itself stopped answering in time.
 """
 
 from __future__ import annotations
 
+from kdiag.explain.readings import LIKELY, hedged
 from kdiag.explain.sightings import HUNG_UP
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.subject import Context, Subject
@@ -46,9 +48,13 @@ def idle_connection_dropped(subject: Subject, context: Context) -> Finding:
     confirm = context.confirm(fallback=subject.endpoint)
     title = (f"Requests to {where} got no answer on an open connection: most often a NAT or load balancer "
              "dropped it while idle")
-    return make_finding("IDLE_CONNECTION_DROPPED", "error", title,
-                        f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
-                        evidence(subject, context, confirm, connection_up_ms=up_ms), with_confirm(fix, confirm))
+    built = make_finding("IDLE_CONNECTION_DROPPED", "error", title,
+                         f"{client_said(subject)} {meaning}{consequence_sentence(context)}",
+                         evidence(subject, context, confirm, connection_up_ms=up_ms), with_confirm(fix, confirm))
+    return hedged(built, LIKELY, f"A request that timed out on an open connection does not say why by itself: a "
+                  "connection the path dropped while idle is the usual cause, and a broker that stopped answering in "
+                  f"time times out the same way, so this is the likely reading, not a certainty. `{confirm}` "
+                  "--idle-check decides.", guess=subject.first("detail") or "request timed out")
 
 
 def _closed_while_idle(subject: Subject, context: Context, where: str) -> Finding:

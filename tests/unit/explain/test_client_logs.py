@@ -119,6 +119,9 @@ CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list
 CERTIFICATE_HINT = {"tls.untrusted.kcat_list", "tls.name_not_in_certificate.kcat_list", "sni_ingress.by_ip.kcat_list",
                     "sni_ingress.by_ip.confluent_producer", "sni_ingress.old_name.kcat_list",
                     "sni_ingress.old_name.confluent_producer"}
+# A request that timed out on an open connection: the path's idle drop is the likely reading, never certain (a broker
+# that stopped answering in time says the same words)
+REQUEST_TIMED_OUT = {"idle_nat.kcat_produce", "idle_nat.confluent_producer", "idle_nat.console_producer"}
 
 
 # Broker lists (kcat -L) whose brokers only the metadata shows: a warning, tested on its own below.
@@ -144,6 +147,8 @@ def test_captured_client_output_maps_to_the_reports_finding_id(name):
     elif name in CERTIFICATE_HINT:
         assert first.severity == "warning" and first.title.startswith("Likely: ")
         assert "TLS_HOSTNAME_MISMATCH" in ids(explanation)
+    elif name in REQUEST_TIMED_OUT:
+        assert first.severity == "warning" and first.title.startswith("Likely: ") and "--idle-check" in first.fix
     elif EXPECTED[name] == "ROUNDTRIP_FAILED":  # records lost, and no line says why: never certain
         assert first.severity == "warning"
     else:
