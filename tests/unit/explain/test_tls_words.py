@@ -90,3 +90,20 @@ def test_nettys_not_an_ssl_record_on_a_tls_server_is_a_plaintext_client_at_a_tls
     line = ("io.netty.handler.codec.DecoderException: io.netty.handler.ssl.NotSslRecordException: not an SSL/TLS "
             "record: 0000002a00120003000000010007636c69656e74")
     assert [f.id for f in explained(line).findings] == ["TLS_EXPECTED"]
+
+
+JAVA_ALERT = ("[2026-11-26 10:00:00,000] ERROR [Producer clientId=p] Connection to node -1 (b1.example/192.0.2.10:9093) "
+              "failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n"
+              "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: {alert}")
+
+
+def test_the_java_clients_handshake_failure_alert_is_a_likely_missing_client_certificate():
+    """JSSE's handshake_failure (40) from the listener: a TLS 1.2 listener wanting a client certificate, or no cipher
+    suite or version in common (which no finding names): the likely reading, as librdkafka's and Go's same alert."""
+    first = explained(JAVA_ALERT.format(alert="handshake_failure")).findings[0]
+    assert (first.id, first.severity) == ("TLS_CLIENT_CERT_REQUIRED", "warning") and first.title.startswith("Likely: ")
+
+
+def test_the_java_clients_certificate_required_alert_stays_certain():
+    first = explained(JAVA_ALERT.format(alert="certificate_required")).findings[0]
+    assert (first.id, first.severity) == ("TLS_CLIENT_CERT_REQUIRED", "error")
