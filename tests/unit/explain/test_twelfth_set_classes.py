@@ -1,0 +1,32 @@
+"""The classes the eleventh collection round's misses asked for (holdout5, read once it joined the corpus), each from
+the library's own format string, with invented hosts (documentation names and addresses) and a near miss beside it:
+words like them that must not read the same (``sweep_rows.reads`` says how an expectation reads)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.unit.explain.sweep_rows import reads
+
+JAVA_AUTH = ("[2026-12-07 21:00:00,000] ERROR [AdminClient clientId=adminclient-1] Connection to node -1 "
+             "(b1.example/192.0.2.10:9092) failed authentication due to: ")
+
+ROWS = [
+    # SaslClientAuthenticator: ILLEGAL_SASL_STATE to the SaslHandshake, "Unexpected handshake request with client
+    # mechanism %s, enabled mechanisms are %s": the broker's request handler answered it (a listener without SASL),
+    # whether or not the paste kept the list after the mechanism
+    (JAVA_AUTH + "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are []",
+     "SASL_MECHANISM_MISMATCH"),
+    (JAVA_AUTH + "Unexpected handshake request with client mechanism PLAIN", "SASL_MECHANISM_MISMATCH"),
+    (JAVA_AUTH + "Unexpected handshake request with client mechanism SCRAM-SHA-512 (org.apache.kafka.clients."
+     "NetworkClient)", "SASL_MECHANISM_MISMATCH"),
+    # near miss: the broker's authenticator got a Kafka request before any handshake: no SASL from the client
+    ("[2026-12-07 21:00:00,000] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "
+     "/192.0.2.7 (channelId=192.0.2.1:9094-192.0.2.7:51234-0) (Unexpected Kafka request of type METADATA during SASL "
+     "handshake.) (org.apache.kafka.common.network.Selector)", "SASL_REQUIRED no:SASL_MECHANISM_MISMATCH"),
+]
+
+
+@pytest.mark.parametrize("text, expectation", ROWS)
+def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
+    reads(text, expectation)
