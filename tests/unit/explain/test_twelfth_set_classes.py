@@ -27,6 +27,19 @@ ROWS = [
 ]
 
 
+# franz-go broker.go readResponse: "invalid large response size %d > limit %d; the first three bytes received appear to
+# be a tls alert record for %s; is this a plaintext connection speaking to a tls endpoint?", pasted with and without
+# the sizes; the size alone (no hint) is something else answering
+ROWS += [
+    ("[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 352518912 > limit "
+     "104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a plaintext "
+     "connection speaking to a tls endpoint?", "TLS_EXPECTED"),
+    ("invalid large response size; the first three bytes received appear to be a tls alert record for TLS v1.2; is "
+     "this a plaintext connection speaking to a tls endpoint?", "TLS_EXPECTED"),
+    ("[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 1397966893 > limit "
+     "104857600", "NOT_KAFKA no:TLS_EXPECTED"),
+]
+
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
     reads(text, expectation)
