@@ -40,6 +40,24 @@ ROWS += [
      "104857600", "NOT_KAFKA no:TLS_EXPECTED"),
 ]
 
+# The JDK's sun.security.x509.CertificateValidity.valid on the chain the broker sent: CertificateExpiredException
+# ("NotAfter: " + date) and CertificateNotYetValidException ("NotBefore: " + date), also with a shipper's escaped
+# frames after it; the near miss is the broker's alert about the client's own certificate
+ROWS += [
+    ("Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025",
+     "TLS_CERT_UNTRUSTED"),
+    ("Caused by: java.security.cert.CertificateNotYetValidException: NotBefore: Mon Jan 01 00:00:00 UTC 2035",
+     "TLS_CERT_UNTRUSTED"),
+    ("Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025\\n\\tat "
+     "java.base/sun.security.x509.CertificateValidity.valid(CertificateValidity.java:274)", "TLS_CERT_UNTRUSTED"),
+    ("[2026-12-07 21:00:00,000] ERROR [Producer clientId=producer-1] Connection to node -1 (b1.example/192.0.2.10:9093) "
+     "failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n"
+     "Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025",
+     "TLS_CERT_UNTRUSTED"),
+    ("Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
+     "TLS_CLIENT_CERT_REJECTED no:TLS_CERT_UNTRUSTED"),
+]
+
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
     reads(text, expectation)
