@@ -68,6 +68,21 @@ ROWS += [
     ("java.lang.IllegalArgumentException: Headers cannot be null", "no:BROKER_TOO_OLD"),
 ]
 
+# OpenSSL 3's by_dir (crypto/x509/by_dir.c): ERR_raise_data(ERR_LIB_SYS, errno, "calling stat(%s)") for a CA directory
+# that is not there, queued while verifying the broker's chain; the near miss is the client's own certificate file
+# missing (BIO's "calling fopen(%s, %s)"), a configuration error and no reading about the broker's chain
+ROWS += [
+    ("%3|1707900000.123|FAIL|rdkafka#producer-1| [thrd:ssl://b1.example:9093/bootstrap]: ssl://b1.example:9093/"
+     "bootstrap: error:80000002:system library::No such file or directory: calling stat(/usr/local/ssl/certs)",
+     "likely:TLS_CERT_UNTRUSTED"),
+    ("2024-02-15T15:45:59 [ERROR] - app: librdkafka: SSL [thrd:ssl://b1.example:9093/b]: ssl://b1.example:9093/"
+     "bootstrap: error:80000002:system library::No such file or directory: calling stat(/usr/lib/ssl/certs)",
+     "likely:TLS_CERT_UNTRUSTED"),
+    ("%3|1707900000.123|ERROR|rdkafka#producer-1| [thrd:app]: rdkafka#producer-1: ssl.certificate.location failed: "
+     "error:80000002:system library::No such file or directory: calling fopen(/etc/kafka/client.pem, r)",
+     "no:TLS_CERT_UNTRUSTED"),
+]
+
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
     reads(text, expectation)
