@@ -83,6 +83,18 @@ ROWS += [
      "no:TLS_CERT_UNTRUSTED"),
 ]
 
+# kafka-net's KafkaConnectionFactory.Resolve (and its successor KafkaClient's Endpoint.Resolve): "Could not resolve the
+# following hostname: {0}", for a bootstrap URI and for a broker of the metadata alike: both readings; the near miss is
+# kafka-net's own words for its bootstrap list, which name the role
+ROWS += [
+    ("KafkaNet.Protocol.UnresolvedHostnameException: Could not resolve the following hostname: kafka.example",
+     "any:BOOTSTRAP_UNRESOLVABLE any:ADVERTISED_UNRESOLVABLE"),
+    ("KafkaClient.Connections.ConnectionException: Could not resolve the following hostname: b1.internal.example",
+     "any:BOOTSTRAP_UNRESOLVABLE any:ADVERTISED_UNRESOLVABLE"),
+    ("KafkaNet.Protocol.ServerUnreachableException: None of the provided Kafka servers are resolvable.",
+     "BOOTSTRAP_UNRESOLVABLE no:ADVERTISED_UNRESOLVABLE"),
+]
+
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
     reads(text, expectation)
