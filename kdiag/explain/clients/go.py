@@ -250,14 +250,6 @@ def _go_sasl_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield _go_sighting(SASL_CREDENTIALS, m.string, scan, detail=(m.group("why") or "").strip() or None)
 
 
-@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
-         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
-         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
-         "on this broker")
-def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic") or scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
-
-
 @pattern("go.franz_topic", GO, "topic: ", r"\btopic: (?P<topic>[A-Za-z0-9._-]+), err: UNKNOWN_TOPIC_OR_PARTITION",
          "[INFO] new topic metadata wait failed, retrying wait; topic: missing-topic, err: UNKNOWN_TOPIC_OR_PARTITION: "
          "This server does not host this topic-partition.")

@@ -106,3 +106,11 @@ def _sarama_leaderless(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"handshake|Error while handling SASL handshake response)", "Failed to read SASL handshake header : EOF")
 def _go_sasl_on(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("sasl")
+
+
+@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
+         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
+         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
+         "on this broker")
+def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic") or scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
