@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from kdiag.explain.engine import explain_text
 from tests.unit.explain.sweep_rows import reads
 
 JAVA_AUTH = ("[2026-12-07 21:00:00,000] ERROR [AdminClient clientId=adminclient-1] Connection to node -1 "
@@ -94,6 +95,25 @@ ROWS += [
     ("KafkaNet.Protocol.ServerUnreachableException: None of the provided Kafka servers are resolvable.",
      "BOOTSTRAP_UNRESOLVABLE no:ADVERTISED_UNRESOLVABLE"),
 ]
+
+# Sarama's ErrUnknownTopicOrPartition ("kafka server: Request was for a topic or partition that does not exist on this
+# broker."): Sarama asks for every topic's metadata and the broker leaves out those the principal may not Describe, so
+# an internal topic reported so is likely hidden by the ACLs; a topic of the app's is not there. The topic is the
+# record's field or the app's "%s: %v" word, never a word of its prose (the near miss)
+ERR = "kafka server: Request was for a topic or partition that does not exist on this broker."
+ROWS += [
+    ('{"level":"error","ts":1733605200.1,"msg":"failed to get partition count","topic":"__consumer_offsets",'
+     f'"error":"{ERR}"}}', "likely:TOPIC_AUTHORIZATION_FAILED or:TOPIC_NOT_FOUND"),
+    (f"2026/12/07 21:00:00 __transaction_state: {ERR}", "likely:TOPIC_AUTHORIZATION_FAILED or:TOPIC_NOT_FOUND"),
+    (f"2026/12/07 21:00:00 orders: {ERR}", "TOPIC_NOT_FOUND no:TOPIC_AUTHORIZATION_FAILED"),
+    (f"failed to get partitions for topic orders-v2: {ERR}", "TOPIC_NOT_FOUND no:TOPIC_AUTHORIZATION_FAILED"),
+]
+
+
+def test_a_word_of_the_apps_prose_before_saramas_error_is_no_topic():
+    found = explain_text(f"failed to get partition count: {ERR}").findings
+    assert [f.id for f in found] == ["TOPIC_NOT_FOUND"]
+    assert found[0].evidence.get("topic") in (None, "<topic>")
 
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
