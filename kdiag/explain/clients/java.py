@@ -316,8 +316,8 @@ def _java_no_certification_path(m: re.Match[str], scan: ScanState) -> Iterator[I
 # The JDK's validity check on the peer's chain (sun.security.x509.CertificateValidity.valid): a certificate in the
 # chain the broker sent is past NotAfter (or before NotBefore), which no truststore makes valid.
 @pattern("java.certificate_validity", JAVA, "java.security.cert.Certificate",
-         r"java\.security\.cert\.Certificate(?P<why>Expired|NotYetValid)Exception: Not(?:After|Before): (?P<when>[^\\\n]+?)"
-         r"(?:\\[nt]|\s*$)",
+         r"java\.security\.cert\.Certificate(?P<why>Expired|NotYetValid)Exception: Not(?:After|Before): "
+         r"(?P<when>[^\\\n]+?)(?:\\[nt]|\s*$)",
          "Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025")
 def _java_certificate_validity(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     state = "expired" if m.group("why") == "Expired" else "not yet valid"

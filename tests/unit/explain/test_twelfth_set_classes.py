@@ -51,8 +51,8 @@ ROWS += [
      "TLS_CERT_UNTRUSTED"),
     ("Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025\\n\\tat "
      "java.base/sun.security.x509.CertificateValidity.valid(CertificateValidity.java:274)", "TLS_CERT_UNTRUSTED"),
-    ("[2026-12-07 21:00:00,000] ERROR [Producer clientId=producer-1] Connection to node -1 (b1.example/192.0.2.10:9093) "
-     "failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n"
+    ("[2026-12-07 21:00:00,000] ERROR [Producer clientId=producer-1] Connection to node -1 "
+     "(b1.example/192.0.2.10:9093) failed authentication due to: SSL handshake failed (org.apache.kafka.clients.NetworkClient)\n"
      "Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025",
      "TLS_CERT_UNTRUSTED"),
     ("Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: certificate_expired",
