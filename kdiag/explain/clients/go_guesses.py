@@ -119,18 +119,19 @@ def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item
     topic = scan.topic = _sarama_topic(m) or scan.topic  # for an app's next line about the same error, naming none
     if topic in INTERNAL_TOPICS:
         yield Sighting(TOPIC_DENIED, GO, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION",
-                       guess=f"{topic} (an internal topic) missing from the metadata", alternatives=("TOPIC_NOT_FOUND",))
+                       guess=f"{topic} (an internal topic) missing from the metadata",
+                       alternatives=("TOPIC_NOT_FOUND",))
         return
     yield Sighting(TOPIC_MISSING, GO, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
 
 
 INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
-_TOPIC_FIELD = re.compile(r"\btopic=\"?(?P<topic>[A-Za-z0-9._-]+)")
+_TOPIC_FIELD = re.compile(r"\btopic(?:=|\":)\"?(?P<topic>[A-Za-z0-9._-]+)")  # topic=T (normalize's), "topic":"T"
 _PROSE_BEFORE = re.compile(r"[A-Za-z]+ $")  # "failed to get partition count: ...": the app's words, not a topic
 
 
 def _sarama_topic(m: re.Match[str]) -> str | None:
-    """The topic the app's line names: a structured record's field (``topic=T``, as normalize writes it), else the word
+    """The topic the app's line names: a record's field (``topic=T``, or JSON kept in a line), else the word
     before ``: kafka server:`` (an app's ``"%s: %v"``) unless it ends a phrase of the app's prose."""
     field = _TOPIC_FIELD.search(m.string)
     if field:
