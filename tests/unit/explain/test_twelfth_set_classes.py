@@ -4,9 +4,13 @@ words like them that must not read the same (``sweep_rows.reads`` says how an ex
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from kdiag.explain.engine import explain_text
+from kdiag.explain.normalize import normalise_block
+from kdiag.explain.reader import Block
 from tests.unit.explain.sweep_rows import reads
 
 JAVA_AUTH = ("[2026-12-07 21:00:00,000] ERROR [AdminClient clientId=adminclient-1] Connection to node -1 "
@@ -118,3 +122,39 @@ def test_a_word_of_the_apps_prose_before_saramas_error_is_no_topic():
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_the_eleventh_rounds_classes_read_as_their_source_says(text, expectation):
     reads(text, expectation)
+
+
+# --- a YAML quoted scalar folded across lines (a Kubernetes status condition's message, kubectl get -o yaml) ---------
+
+CONDITION = ["  - lastTransitionTime: \"2026-12-07T21:00:00Z\"",
+             "    message: 'Unable to initialize consumergroup offsets: failed to get partitions",
+             "      for topic orders-v2: kafka server: Request was for a topic or partition",
+             "      that does not exist on this broker.'",
+             "    reason: OffsetsNotCommitted"]
+
+
+def test_a_folded_yaml_message_is_read_as_the_one_line_yaml_makes_of_it():
+    lines = normalise_block(Block(1, CONDITION)).lines
+    assert lines[1] == ("    message: 'Unable to initialize consumergroup offsets: failed to get partitions for topic "
+                        "orders-v2: kafka server: Request was for a topic or partition that does not exist on this "
+                        "broker.'")
+    assert lines[2] == "    reason: OffsetsNotCommitted"
+    reads("\n".join(CONDITION), "TOPIC_NOT_FOUND")
+
+
+def test_a_folded_yaml_message_under_a_loggers_prefix_or_one_record_a_line_is_joined_too():
+    prefixed = ["2026/12/07 21:00:00 " + line for line in CONDITION]
+    assert len(normalise_block(Block(1, prefixed)).lines) == 3
+    head = '{"@timestamp":"2026-12-07T21:00:00Z","message":"client error","error":{"stack_trace":%s}}'
+    records = [head % json.dumps(line) for line in CONDITION]
+    assert any("message: 'Unable" in line and "orders-v2: kafka server" in line and line.endswith("broker.'")
+               for line in normalise_block(Block(1, records)).lines)
+
+
+def test_lines_that_only_look_like_a_yaml_scalar_stay_apart():
+    unclosed = ["ERROR: 'producer failed", "    at org.example.App.main(App.java:12)",
+                "    at org.example.App.run(App.java:3)"]
+    closed_on_its_line = ["    message: 'all good'", "      reason: Ready"]
+    shallower = ["    message: 'Unable to initialize", "  status: 'False'"]
+    for lines in (unclosed, closed_on_its_line, shallower):
+        assert normalise_block(Block(1, lines)).lines == lines
