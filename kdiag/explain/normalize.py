@@ -13,7 +13,7 @@
   left out, and kafkajs's own JSON logger, which its recognisers read as it is, stays as it is;
   a plain line whose stack trace a shipper escaped (``...\\n\\tat org...``) is split at the escaped breaks;
 - lines a terminal or a mailer wrapped at a fixed width (every long line cut at the same column, 60 or more)
-  are joined again.
+  are joined again, and so is a YAML quoted scalar folded across lines (a Kubernetes status's ``message: '...``).
 
 Every rewrite is bounded: a line is at most the reader's ``MAX_LINE`` characters already, a JSON record yields
 at most ``MAX_RECORD_LINES`` lines, and a joined line is cut at ``MAX_LINE`` again. Line numbers stay those of
@@ -59,6 +59,9 @@ _META = frozenset({"time", "ts", "timestamp", "@timestamp", "date", "level", "lo
 _WIDTHS = frozenset({72, 76, 78, 79, 80, 100, 120, 132, 160, 200})
 """Widths terminals, mailers and log viewers wrap at: one line that long may be the head of a wrapped one."""
 _MESSAGE = ("msg", "message", "log", "event", "text")
+_YAML_OPEN = re.compile(r"(?P<head>.{0,120}?)(?P<indent> *)(?:- )?[a-z][\w.-]{0,40}: (?P<quote>['\"])(?P<rest>.*)$")
+_YAML_FOLD = 20
+"""Lines one folded YAML scalar may span."""
 
 
 def normalised(blocks: Iterable[Block]) -> Iterator[Block]:
@@ -72,7 +75,7 @@ def normalised(blocks: Iterable[Block]) -> Iterator[Block]:
         lines = held + _rewritten(block)
         width = _wrap_width(lines) or width
         soft = _word_wrapped(lines) or (soft if held else False)
-        lines = _unwrapped(lines, width, soft)
+        lines = _yaml_unfolded(_unwrapped(lines, width, soft))
         held = lines[-1:] if lines and (lines[-1].partial or _goes_on(lines[-1], width, soft)) else []
         if len(lines) > len(held):
             yield _block(position, lines[:len(lines) - len(held)])
@@ -114,6 +117,57 @@ def _rewritten(block: Block) -> list[_Line]:
         pieces = _pieces(text)
         out += [_Line(piece, number, truncated, raw=raw if len(pieces) == 1 and not cri else 0) for piece in pieces]
     return out
+
+
+def _yaml_unfolded(lines: list[_Line]) -> list[_Line]:
+    """A YAML quoted scalar folded across lines (``kubectl get -o yaml``'s ``message: 'Unable to ... failed``, then
+    deeper-indented lines up to the one that closes the quote) joined back into one line, as YAML reads it: each break
+    a space. Only a quote the key opens and a later line closes, within ``_YAML_FOLD`` lines, each under the same head
+    as the key's line (a logger's prefix, or none) and deeper than the key: a log's ``ERROR: ...`` with an indented
+    trace under it is no scalar; a head line a logger repeats between them (a record a line) is skipped."""
+    out: list[_Line] = []
+    index = 0
+    while index < len(lines):
+        line, opened = lines[index], _YAML_OPEN.match(lines[index].text)
+        parts = _yaml_parts(lines, index, opened) if opened and not line.binary else None
+        if parts is None:
+            out.append(line)
+            index += 1
+            continue
+        head = len(opened["head"])
+        text = " ".join([line.text.rstrip(), *(lines[i].text[head:].strip() for i in parts)])
+        out.append(_Line(text[:MAX_LINE], line.number, any(lines[i].truncated for i in (index, *parts))))
+        index = parts[-1] + 1
+    return out
+
+
+def _yaml_parts(lines: list[_Line], index: int, opened: re.Match[str]) -> list[int] | None:
+    """The indexes of the lines that go on the scalar ``opened`` opened, the last one closing its quote, or None."""
+    head, quote, depth = opened["head"], opened["quote"], len(opened["indent"])
+    if _closes(opened["rest"], quote):
+        return None
+    between = lines[index - 1].text if index and not lines[index - 1].text[:1].isspace() else None
+    parts: list[int] = []
+    for end in range(index + 1, min(index + 1 + 2 * _YAML_FOLD, len(lines))):
+        text = lines[end].text
+        if text == between:
+            continue
+        if lines[end].binary or not text.startswith(head) or not text[len(head):].strip() or len(parts) == _YAML_FOLD:
+            return None
+        text = text[len(head):]
+        if len(text) - len(text.lstrip(" ")) <= depth:
+            return None
+        parts.append(end)
+        if _closes(text.strip(), quote):
+            return parts
+    return None
+
+
+def _closes(text: str, quote: str) -> bool:
+    """Whether a quoted scalar's text holds its closing quote (``''`` is a quote inside single quotes, ``\\"``
+    inside double)."""
+    bare = text.replace("''", "") if quote == "'" else re.sub(r'\\.', "", text)
+    return quote in bare
 
 
 def _block(position: int, lines: list[_Line]) -> Block:

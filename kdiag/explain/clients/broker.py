@@ -89,11 +89,14 @@ def _broker_rejected_connection(m: re.Match[str], scan: ScanState) -> Iterator[I
 
 
 @pattern("broker.unexpected_handshake", JAVA, "Unexpected handshake request",
-         r"Unexpected handshake request with client mechanism (?P<mech>\S+), enabled mechanisms are \[(?P<enabled>[^\]]*)\]",
+         r"Unexpected handshake request with client mechanism (?P<mech>[\w-]+)(?:, enabled mechanisms are "
+         r"\[(?P<enabled>[^\]]*)\])?",
          "Unexpected handshake request with client mechanism PLAIN, enabled mechanisms are []")
 def _broker_unexpected_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").rstrip(",").upper(),
-                   mechanisms=parse_mechanisms(m.group("enabled")))
+    """ILLEGAL_SASL_STATE to a SaslHandshake: the broker's request handler, not its SASL authenticator, answered it, so
+    the listener has no SASL, whether or not the paste kept the (always empty) list after the mechanism."""
+    yield Sighting(SASL_MECHANISM, JAVA, mechanism=m.group("mech").upper(),
+                   mechanisms=parse_mechanisms(m.group("enabled") or ""))
 
 
 @pattern("broker.nonroutable", JAVA, "nonroutable meta-address",

@@ -170,12 +170,12 @@ def _go_sarama_header_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 @pattern("go.franz_tls_alert", GO, "tls alert record",
-         r"invalid large response size (?P<size>\d+).*?appear to be a tls alert record",
-         "[ERROR] unable to request api versions; broker: seed_0, err: invalid large response size 352518912 > limit "
-         "104857600; the first three bytes received appear to be a tls alert record for TLS v1.2; is this a "
-         "plaintext connection speaking to a tls endpoint?")
+         r"invalid large response size(?: (?P<size>\d+))?.*?appear to be a tls alert record",
+         "invalid large response size 352518912 > limit 104857600; the first three bytes received appear to be a tls "
+         "alert record for TLS v1.2; is this a plaintext connection speaking to a tls endpoint?")
 def _go_franz_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan, detail=f"response size {m.group('size')}: a TLS record")
+    yield _go_sighting(PLAINTEXT_ON_TLS, m.string, scan,  # a paste may carry the hint without the size
+                       detail=f"response size {m.group('size') or ''}".rstrip() + ": a TLS record")
 
 
 @pattern("go.x509", GO, "x509: ", r"x509: (?P<why>certificate signed by unknown authority|certificate has expired[^\"]*"
@@ -248,14 +248,6 @@ def _go_sasl_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     """Sarama's ``kafka server: SASL Authentication failed: ...`` and franz-go's ``SASL_AUTHENTICATION_FAILED: SASL
     Authentication failed.: ...``."""
     yield _go_sighting(SASL_CREDENTIALS, m.string, scan, detail=(m.group("why") or "").strip() or None)
-
-
-@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
-         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
-         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
-         "on this broker")
-def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TOPIC_MISSING, GO, topic=m.group("topic") or scan.topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
 
 
 @pattern("go.franz_topic", GO, "topic: ", r"\btopic: (?P<topic>[A-Za-z0-9._-]+), err: UNKNOWN_TOPIC_OR_PARTITION",

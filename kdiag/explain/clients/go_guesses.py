@@ -28,7 +28,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
-from kdiag.explain.sightings import (BOOTSTRAP, CONNECTION_CLOSED, GO, HOSTPORT, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, TOPIC_MISSING, Fact, Item, Pattern,
+from kdiag.explain.sightings import (BOOTSTRAP, CONNECTION_CLOSED, GO, HOSTPORT, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern,
                                      ScanState, Sighting, UNKNOWN, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -106,3 +106,37 @@ def _sarama_leaderless(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"handshake|Error while handling SASL handshake response)", "Failed to read SASL handshake header : EOF")
 def _go_sasl_on(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Fact("sasl")
+
+
+@pattern("go.sarama_unknown_topic", GO, "topic or partition that does not exist",
+         r"(?:(?P<topic>[A-Za-z0-9._-]+): )?kafka server: Request was for a topic or partition that does not exist",
+         "2026/11/21 17:27:09 missing-topic: kafka server: Request was for a topic or partition that does not exist "
+         "on this broker")
+def _go_sarama_unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    """Sarama asks for every topic's metadata (Metadata.Full, the default) and the broker leaves out the topics the
+    principal may not Describe, so a topic missing from the answer may be hidden rather than absent. An internal topic
+    exists on any cluster where a group has committed offsets: missing, it is likely hidden by the ACLs."""
+    topic = scan.topic = _sarama_topic(m) or scan.topic  # for an app's next line about the same error, naming none
+    if topic in INTERNAL_TOPICS:
+        yield Sighting(TOPIC_DENIED, GO, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION",
+                       guess=f"{topic} (an internal topic) missing from the metadata",
+                       alternatives=("TOPIC_NOT_FOUND",))
+        return
+    yield Sighting(TOPIC_MISSING, GO, topic=topic, detail="UNKNOWN_TOPIC_OR_PARTITION")
+
+
+INTERNAL_TOPICS = ("__consumer_offsets", "__transaction_state")
+_TOPIC_FIELD = re.compile(r"\btopic(?:=|\":)\"?(?P<topic>[A-Za-z0-9._-]+)")  # topic=T (normalize's), "topic":"T"
+_PROSE_BEFORE = re.compile(r"[A-Za-z]+ $")  # "failed to get partition count: ...": the app's words, not a topic
+
+
+def _sarama_topic(m: re.Match[str]) -> str | None:
+    """The topic the app's line names: a record's field (``topic=T``, or JSON kept in a line), else the word
+    before ``: kafka server:`` (an app's ``"%s: %v"``) unless it ends a phrase of the app's prose."""
+    field = _TOPIC_FIELD.search(m.string)
+    if field:
+        return field.group("topic")
+    word, before = m.group("topic"), m.string[:m.start("topic")] if m.group("topic") else ""
+    if word and (not word.isalpha() or not _PROSE_BEFORE.search(before) or before.endswith("topic ")):
+        return word
+    return None

@@ -313,6 +313,17 @@ def _java_no_certification_path(m: re.Match[str], scan: ScanState) -> Iterator[I
     yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail="PKIX path building failed"))
 
 
+# The JDK's validity check on the peer's chain (sun.security.x509.CertificateValidity.valid): a certificate in the
+# chain the broker sent is past NotAfter (or before NotBefore), which no truststore makes valid.
+@pattern("java.certificate_validity", JAVA, "java.security.cert.Certificate",
+         r"java\.security\.cert\.Certificate(?P<why>Expired|NotYetValid)Exception: Not(?:After|Before): "
+         r"(?P<when>[^\\\n]+?)(?:\\[nt]|\s*$)",
+         "Caused by: java.security.cert.CertificateExpiredException: NotAfter: Sat Mar 01 12:00:00 UTC 2025")
+def _java_certificate_validity(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    state = "expired" if m.group("why") == "Expired" else "not yet valid"
+    yield with_connection(scan, Sighting(CERT_UNTRUSTED, JAVA, detail=f"certificate {state} ({m.group('when')})"))
+
+
 @pattern("java.client_certificate_alert", JAVA, "Received fatal alert: ",
          r"Received fatal alert: (?P<alert>bad_certificate|certificate_required|certificate_unknown|unknown_ca"
          r"|certificate_expired|certificate_revoked|unsupported_certificate|access_denied|handshake_failure)",

@@ -51,6 +51,20 @@ def _certificate_verify(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         if hint else {})), **said)
 
 
+# OpenSSL 3's by_dir lookup (crypto/x509/by_dir.c) stats the CA directory only when verifying a peer's chain needs an
+# issuer, and queues ERR_raise_data(ERR_LIB_SYS, errno, "calling stat(%s)") when it is missing: the client's CA store is
+# not where its OpenSSL looks (a container without ca-certificates, a bundled OpenSSL's own prefix). Likely, not
+# certain: the chain may have failed for another reason as well.
+@pattern("openssl.ca_directory_missing", LIBRDKAFKA, "calling stat(",
+         r"No such file or directory: calling stat\((?P<path>[^)\s]{1,200})\)",
+         "%3|1707900000.123|FAIL|rdkafka#producer-1| [thrd:ssl://b1.example:9093/bootstrap]: ssl://b1.example:9093/"
+         "bootstrap: error:80000002:system library::No such file or directory: calling stat(/usr/local/ssl/certs)")
+def _ca_directory_missing(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    said = {} if "rdkafka" in m.string or "ssl://" in m.string else {"client": ANY}
+    yield replace(RdBroker.find(m.string).sighting(CERT_UNTRUSTED, detail=f"no CA directory {m.group('path')}",
+                                                   guess=f"the CA directory {m.group('path')} does not exist"), **said)
+
+
 # librdkafka's own hint (rdkafka_ssl.c, rd_kafka_transport_ssl_handshake) whenever OpenSSL's handshake error holds
 # "unexpected message": a guess. A listener with ssl.client.auth=required that gets no certificate is the usual cause;
 # one that refuses the certificate sent, or something in between breaking the handshake, ends the same. (With an

@@ -21,7 +21,7 @@ from kdiag.explain.clients.generic import gave_up
 from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, OTHER, PLAINTEXT_ON_TLS,
-                                     RESOLVE, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, Item, Pattern,
+                                     RESOLVE, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern,
                                      ScanState, Sighting, registrar)
 
 PATTERNS: list[Pattern] = []
@@ -153,6 +153,17 @@ def _kafka_node_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[I
          "the provided Kafka servers are resolvable.")
 def _kafka_net_unresolvable(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(RESOLVE, OTHER, role=BOOTSTRAP, status="nxdomain", detail=m.group(0))
+
+
+# kafka-net's (and its successor KafkaClient's) endpoint resolver: "Could not resolve the following hostname: {0}",
+# raised for a bootstrap URI and for a broker of the metadata alike (an UnresolvedHostnameException, later a
+# (Kafka)ConnectionException): the role is not in the words, so both readings, by the kind of host.
+@pattern("kafka_net.hostname", OTHER, "Could not resolve the following hostname: ",
+         r"Could not resolve the following hostname: (?P<host>[\w.-]+?)\.?(?:\s|$)",
+         "KafkaNet.Protocol.UnresolvedHostnameException: Could not resolve the following hostname: kafka.example")
+def _kafka_net_hostname(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(RESOLVE, OTHER, m.group("host"), scan.port_of(m.group("host")), role=UNKNOWN, status="nxdomain",
+                   detail=m.group(0).strip())
 
 
 @pattern("kafka_net.no_leader", OTHER, "Lead broker cannot be found for par",

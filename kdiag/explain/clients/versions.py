@@ -98,6 +98,15 @@ pattern("go.franz_broker_too_old", GO, "broker is too old",
         "handle the request")(_words)
 
 
+# Java's MemoryRecordsBuilder: "Magic v" + magic + " does not support record headers". The producer builds batches at
+# the highest record format every broker's ApiVersions allows (Produce v3+: magic 2, Kafka 0.11), so magic 0 or 1 says
+# a broker (or a server posing as one) speaks no Produce version that carries headers, and the records have headers.
+@pattern("java.magic_headers", JAVA, "does not support record headers", r"Magic v[01] does not support record headers",
+         "java.lang.IllegalArgumentException: Magic v1 does not support record headers")
+def _java_magic_headers(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield gap(JAVA, "PRODUCE", m.group(0), guess=f"{m.group(0)} (record headers need Produce v3, Kafka 0.11)")
+
+
 # Sarama's words for a broker that hung up on a request after the connection had served others (metadata, offsets):
 # consumer.go's "consumer/broker/%d disconnecting due to error processing FetchRequest: %s", async_producer.go's
 # "producer/broker/%d state change to [closing] because %s", and ConsumerError's "kafka: error while consuming %s/%d:

@@ -13,10 +13,10 @@ import pytest
 from bench.explain_corpus import (CORPUS, Case, MalformedCase, load_case, load_corpus, run_corpus, score, tallies,
                                   total)
 
-RIGHT_FLOOR = 0.990  # the share of cases right, as last measured (646 of 652, with the tenth set's classes)
+RIGHT_FLOOR = 0.981  # the share of cases right, as last measured (702 of 715: holdout5 joined, with its (A) classes)
 WRONG_CEILING = 0.002  # the share with an error finding the thread contradicts (1: a librdkafka SCRAM bug's "invalid credentials")
-FAMILY_FLOOR = 0.97  # every family's share right (lowest: kafka-python 97.1 %, with the tenth set's classes)
-MIN_CASES = 652
+FAMILY_FLOOR = 0.928  # every family's share right (lowest: other 92.9 %, 39 of 42, once holdout5 joined)
+MIN_CASES = 715
 
 
 @pytest.fixture(scope="module")
