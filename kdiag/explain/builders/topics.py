@@ -148,7 +148,7 @@ def no_leader(subject: Subject, context: Context) -> Finding:
 # --- what nothing explains -------------------------------------------------------------------------------
 
 _CONSEQUENCE_MEANING = {
-    EXPIRED_BATCH: ("The producer gave up on the records for {topic} after delivery.timeout.ms without the partition "
+    EXPIRED_BATCH: ("The producer gave up on the records for {topic} after {expired} without the partition "
                     "leader ever taking them. The line cannot say why. By far the most common cause is that the "
                     "leader's advertised address is unusable from the client's machine: a name that does not resolve "
                     "there (an EC2 internal name, a container name), localhost, or a port that is closed or filtered, "
@@ -187,6 +187,12 @@ _METADATA_WAITED = {
 }
 _ANY_WAITED = "The client waited for the metadata of {topic} and never got it"
 
+# How long each family keeps records before it expires them (EXPIRED_BATCH's clients), in its own settings.
+_EXPIRED_AFTER = {JAVA: "delivery.timeout.ms (2 minutes by default)",
+                  KAFKA_PYTHON: "its delivery timeout (delivery_timeout_ms in kafka-python 2.x, request_timeout_ms "
+                                "plus linger_ms in 1.4)"}
+_ANY_EXPIRED = "its delivery timeout"
+
 GAVE_UP_ON_RECORDS = frozenset({EXPIRED_BATCH, NOT_IN_METADATA, MESSAGE_TIMEOUT, FLUSH_TIMEOUT})
 
 
@@ -200,9 +206,11 @@ def unexplained(context: Context) -> Finding:
     meaning = _CONSEQUENCE_MEANING.get(first or "", "The client gave up, and these lines do not say why.")
     waited = _family_words(_METADATA_WAITED, [c for g in groups if g.symptom == NOT_IN_METADATA for c in g.clients],
                            _ANY_WAITED)
+    expired = _family_words(_EXPIRED_AFTER, [c for g in groups if g.symptom == EXPIRED_BATCH for c in g.clients],
+                            _ANY_EXPIRED)
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
     confirm = context.confirm(topic=topic)
-    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic', waited=waited.format(topic=topic or 'the topic'))} No line names the cause (a "
+    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic', waited=waited.format(topic=topic or 'the topic'), expired=expired)} No line names the cause (a "
                    "`Failed to resolve`, a refused connect, an authentication error); kdiag bootstrap, run on the "
                    "client's machine with the client's bootstrap.servers, checks each of those causes in seconds.")
     fix = (f"On the machine where the client runs, with the same bootstrap.servers and client settings:\n  {confirm}\n"

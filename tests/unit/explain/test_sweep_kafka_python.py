@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import pytest
 
+from kdiag.explain.engine import explain_text
 from tests.unit.explain.sweep_rows import CERTAIN, LIKELY, NONE, READING, ids_of, mismatch, row
 
 
@@ -180,3 +181,11 @@ ROWS = [
 @pytest.mark.parametrize("r", ROWS, ids=ids_of(ROWS))
 def test_kafka_python_string_is_explained_as_its_source_means(r):
     assert mismatch(r) is None, mismatch(r)
+
+
+def test_records_kafka_python_expired_are_explained_in_its_own_settings_not_javas():
+    """kafka-python's expired batch names its own delivery timeout, never the Java client's delivery.timeout.ms."""
+    paste = ("kafka.errors.KafkaTimeoutError: KafkaTimeoutError: Expiring 1 record(s) for TopicPartition(topic='t1', "
+             "partition=0): 120000 ms has passed since batch creation")
+    text = " ".join(f.explanation for f in explain_text(paste).findings)
+    assert "delivery_timeout_ms" in text and "delivery.timeout.ms" not in text
