@@ -12,6 +12,7 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 
+from kdiag.explain.clients.framework_topics import topics_in
 from kdiag.explain.clients.java_states import client_side_sasl, node_where
 from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
                                      CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
@@ -222,8 +223,10 @@ def _unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"Not authorized to access topics: \[(?P<topics>[^\]]*)\]",
          "org.apache.kafka.common.errors.TopicAuthorizationException: Not authorized to access topics: [orders]")
 def _topic_authorization(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    for topic in filter(None, (t.strip() for t in m.group("topics").split(","))):
-        yield Sighting(TOPIC_DENIED, JAVA if "Exception" in m.string else ANY, topic=topic)
+    client = JAVA if "Exception" in m.string else ANY
+    topics = topics_in(m.group("topics"))  # kafkajs puts the error's words there: [Topic authorization failed]
+    for topic in topics or [scan.topic]:
+        yield Sighting(TOPIC_DENIED, client, topic=topic)
 
 
 @pattern("any.no_listener_on_leader", ANY, "no listener on the leader broker",

@@ -184,3 +184,10 @@ def test_a_seed_brokers_reset_is_its_first_exchange_not_an_idle_close():
     found = {f.id: f for f in explained(paste).findings}
     assert "IDLE_CONNECTION_DROPPED" not in found
     assert "b1.example:9092" in found["TLS_EXPECTED"].title
+
+
+def test_kafkajs_topic_authorization_words_in_the_brackets_are_not_a_topic():
+    """kafkajs's KafkaJSProtocolError puts the error's own words where Java puts the topics: no topic is named."""
+    found = explained("KafkaJSProtocolError: Not authorized to access topics: [Topic authorization failed]").findings
+    assert [f.id for f in found] == ["TOPIC_AUTHORIZATION_FAILED"]
+    assert "Topic authorization failed" not in found[0].title
