@@ -108,7 +108,10 @@ def _go_tls_record(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "TLS when the broker is not expecting it (is TLS misconfigured?); addr: 127.0.0.1:50033, broker: seed_0, "
          "err: EOF")
 def _go_franz_tls_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield _go_sighting(TLS_ON_PLAINTEXT, m.string, scan, detail="immediate EOF after the TLS ClientHello")
+    # its own words are a guess ("often means"), as Java's "EOF during handshake" and Sarama's dial EOF: likely
+    yield replace(_go_sighting(TLS_ON_PLAINTEXT, m.string, scan, detail="immediate EOF after the TLS ClientHello"),
+                  guess="an immediate EOF, which often means the client is using TLS when the broker is not expecting it",
+                  alternatives=("BROKER_CLOSED_CONNECTION",))
 
 
 # Go's crypto/tls when the listener answers the handshake with an alert (alert.go's names): about the client's

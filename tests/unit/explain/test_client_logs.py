@@ -108,6 +108,9 @@ for name in CLOSED_READINGS:
 # warning), not a certainty.
 CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list", "tls.plaintext_on_tls.kcat_list",
                  "sasl.required.franz",
+                 # franz-go's "an immediate EOF, which often means the client is using TLS when the broker is not
+                 # expecting it": its own guess
+                 "tls.tls_on_plaintext.franz",
                  # Node's "Client network socket disconnected before secure TLS connection was established" (ECONNRESET
                  # in _tls_wrap's onConnectEnd): a plaintext listener or anything in between that cuts TLS
                  "tls.tls_on_plaintext.kafkajs"}

@@ -136,16 +136,18 @@ ROWS = [
 ]
 
 # broker.go connect(): an EOF from the dial is ErrFirstReadEOF's dial kind. franz-go's dialer runs the TLS handshake,
-# so its words show TLS on and the listener closing on the ClientHello, which a plaintext listener does (the same
-# reading as Sarama's EOF at its first request with TLS shown).
+# so its words show TLS on and the listener closing on the ClientHello, which a plaintext listener does; franz-go's own
+# words are a guess ("often means"), and a broker or proxy that closes new connections ends the same way: likely.
 ROWS += [
     ("[WARN] unable to open connection to broker due to an immediate EOF, which often means the client is using TLS when "
      "the broker is not expecting it (is TLS misconfigured?); addr: 192.0.2.10:9092, broker: seed_0, err: EOF",
-     "TLS_UNEXPECTED"),
+     "likely:TLS_UNEXPECTED or:BROKER_CLOSED_CONNECTION"),
     ("broker closed the connection immediately after a dial, which often happens if the client is using TLS when the "
-     "broker is not expecting it: is TLS misconfigured on the client or the broker?", "TLS_UNEXPECTED"),
+     "broker is not expecting it: is TLS misconfigured on the client or the broker?",
+     "likely:TLS_UNEXPECTED or:BROKER_CLOSED_CONNECTION"),
     ("broker closed the connection immediately after a dial, which happens if the client is using TLS when the broker "
-     "is not expecting it: is TLS misconfigured on the client or the broker?", "TLS_UNEXPECTED"),  # before v1.20
+     "is not expecting it: is TLS misconfigured on the client or the broker?",
+     "likely:TLS_UNEXPECTED or:BROKER_CLOSED_CONNECTION"),  # before v1.20
 ]
 
 
