@@ -77,18 +77,25 @@ def stream_frame(reports: Any) -> Any:
     in time order: (cluster, vantage, ts), the report's rank in that order (``seq``), the previous
     report's time, the next report's time, and the report's episode ``edges``: each finding that starts
     an episode here (the previous report did not carry it) or closes one (the next report does not),
-    as (finding_id, is_start, closes). The vantages' gaps and the episodes are computed from it
-    (cached): only the edges, not every finding of every report, are exploded, shuffled and sorted
-    for the episodes, and the cache holds no keys or arrays of ids. Only these narrow columns are
-    sorted and shuffled, never the brokers, stages or evidence. The pair's 64-bit hash (``slot``)
-    leads the partitioning and the sort: the sort compares a number where cluster names share long
-    prefixes."""
+    as (finding_id, is_start, closes); on the pair's first row, its newest report that carries a
+    cluster id, as (ts, key, cluster_id) (``newest_id``: the findings table's cluster ids, without a
+    scan and a sort of every report of their own). The vantages' gaps, the episodes and the cluster
+    ids are computed from it (cached): only the edges, not every finding of every report, are
+    exploded, shuffled and sorted for the episodes, and the cache holds no keys or arrays of ids.
+    Only these narrow columns are sorted and shuffled, never the brokers, stages or evidence. The
+    pair's 64-bit hash (``slot``) leads the partitioning and the sort: the sort compares a number where
+    cluster names share long prefixes."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     stream = _stream_window()
     narrow = reports.select(F.xxhash64("cluster", "vantage").alias("slot"), "cluster", "vantage", "ts", "key",
-                            F.col("findings.id").alias("ids"))
+                            "cluster_id", F.col("findings.id").alias("ids"))
+    whole = stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    newest_id = F.last(F.when(F.col("cluster_id").isNotNull(), F.struct("ts", "key", "cluster_id")),
+                       ignorenulls=True).over(whole)
     windowed = (narrow.withColumn("seq", F.row_number().over(stream))
+                .withColumn("newest_id", F.when(F.col("seq") == 1, newest_id))
                 .withColumn("prev_ts", F.lag("ts").over(stream))
                 .withColumn("prev_ids", F.lag("ids").over(stream))
                 .withColumn("next_ids", F.lead("ids").over(stream))
@@ -96,7 +103,8 @@ def stream_frame(reports: Any) -> Any:
     edges = F.expr("filter(transform(ids, f -> named_struct("
                    "'finding_id', f, 'is_start', NOT coalesce(array_contains(prev_ids, f), false), "
                    "'closes', NOT coalesce(array_contains(next_ids, f), false))), e -> e.is_start OR e.closes)")
-    return windowed.select("slot", "cluster", "vantage", "ts", "seq", "prev_ts", "next_ts", edges.alias("edges"))
+    return windowed.select("slot", "cluster", "vantage", "ts", "seq", "prev_ts", "next_ts", edges.alias("edges"),
+                           "newest_id")
 
 
 def reports_once(raw: Any) -> Once:
@@ -109,12 +117,14 @@ def reports_once(raw: Any) -> Once:
     return Once(reports, stream, (repeated, *firsts, stream))
 
 
-def findings_table(reports: Any) -> Any:
+def findings_table(reports: Any, stream: Any) -> Any:
+    """Per cluster and finding, from the reports; each cluster's id, that of its newest report that
+    carries one, from ``stream_frame``'s ``newest_id`` (a row per cluster and vantage)."""
     from pyspark.sql import functions as F
 
     latest = F.struct("ts", "key")
-    cluster_ids = (reports.where(F.col("cluster_id").isNotNull()).groupBy("cluster")
-                   .agg(F.max_by("cluster_id", latest).alias("cluster_id")))
+    cluster_ids = (stream.where(F.col("newest_id").isNotNull()).groupBy("cluster")
+                   .agg(F.max_by("newest_id.cluster_id", F.struct("newest_id.ts", "newest_id.key")).alias("cluster_id")))
     exploded = reports.select("cluster", "vantage", "ts", "key", F.explode("findings").alias("f"))
     table = exploded.groupBy("cluster", F.col("f.id").alias("finding_id")).agg(
         F.max_by("f.severity", latest).alias("severity"), F.count(F.lit(1)).alias("reports"),
