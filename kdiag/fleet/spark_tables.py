@@ -136,12 +136,10 @@ def findings_table(reports: Any, stream: Any) -> Any:
 def reachability_table(reports: Any) -> Any:
     from pyspark.sql import functions as F
 
-    # grouped by host and port, the endpoint's text built once per group (not per attempt): both nulled
-    # when either is, as the endpoint then is (one group of null endpoint, as before)
-    keys = ["cluster", "node_id", "host", "port", "vantage"]
+    keys = ["cluster", "node_id", "endpoint", "vantage"]
     attempts = reports.select("cluster", "vantage", F.explode("brokers").alias("b")).select(
-        "cluster", F.col("b.node_id").alias("node_id"), F.expr("CASE WHEN b.port IS NOT NULL THEN b.host END").alias("host"),
-        F.expr("CASE WHEN b.host IS NOT NULL THEN b.port END").alias("port"), "vantage",
+        "cluster", F.col("b.node_id").alias("node_id"), F.expr(ENDPOINT.format(h="b.host", p="b.port")).alias("endpoint"),
+        "vantage",
         F.expr("""CASE WHEN coalesce(b.dns.status, 'missing') != 'ok' THEN coalesce(b.dns.status, 'missing')
                        WHEN coalesce(b.tcp.status, 'missing') != 'ok' THEN coalesce(b.tcp.status, 'missing')
                        WHEN coalesce(b.kafka.status, 'missing') != 'ok' THEN coalesce(b.kafka.status, 'missing')
@@ -156,8 +154,7 @@ def reachability_table(reports: Any) -> Any:
         F.sort_array(F.flatten(F.collect_list("ms"))).alias("connect"),
         F.expr("min_by(failure, CASE WHEN failure IS NOT NULL THEN struct(-n, failure) END)").alias("dominant_failure"),
     ).select(
-        "cluster", "node_id", F.expr(ENDPOINT.format(h="host", p="port")).alias("endpoint"), "vantage", "attempts",
-        "successes", (F.col("successes") / F.col("attempts")).alias("success_rate"),
+        *keys, "attempts", "successes", (F.col("successes") / F.col("attempts")).alias("success_rate"),
         percentile("connect", 0.5).alias("connect_p50_ms"), percentile("connect", 0.95).alias("connect_p95_ms"),
         "dominant_failure")
 
