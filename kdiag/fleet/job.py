@@ -565,7 +565,7 @@ def _run(spark: Any, options: AnalyzeOptions, files: FileInputs, topics: Sequenc
         cached.extend(once.cached)
         result = AnalyzeResult(out=options.out)
         frames = {
-            "findings": findings_table(once.reports), "reachability": reachability_table(once.reports),
+            "findings": findings_table(once.reports, once.stream), "reachability": reachability_table(once.reports),
             "incidents": incidents_table(once.stream, min_vantages=options.min_vantages),
             "stage_latency": stage_latency_table(once.reports), "vantages": vantages_table(once.stream),
         }

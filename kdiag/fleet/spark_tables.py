@@ -74,21 +74,37 @@ def without_copies(raw: Any, repeated: Any, count: int) -> tuple[Any, tuple[Any,
 
 def stream_frame(reports: Any) -> Any:
     """The reports (once each) as narrow rows in one windowed pass over each (cluster, vantage)'s reports
-    in time order: (cluster, vantage, ts, key), the finding ids, the previous report's time and ids,
-    the next report's ids and time. The vantages' gaps and the episodes are computed from it (cached);
-    the episodes' own window (per cluster x vantage x finding) runs on the same partitioning, without a
-    shuffle. Only these narrow columns are sorted and shuffled, never the brokers, stages or evidence.
-    The pair's 64-bit hash (``slot``) leads the partitioning and the sort: the sort compares a number
-    where cluster names share long prefixes."""
+    in time order: (cluster, vantage, ts), the report's rank in that order (``seq``), the previous
+    report's time, the next report's time, and the report's episode ``edges``: each finding that starts
+    an episode here (the previous report did not carry it) or closes one (the next report does not),
+    as (finding_id, is_start, closes); on the pair's first row, its newest report that carries a
+    cluster id, as (ts, key, cluster_id) (``newest_id``: the findings table's cluster ids, without a
+    scan and a sort of every report of their own). The vantages' gaps, the episodes and the cluster
+    ids are computed from it (cached): only the edges, not every finding of every report, are
+    exploded, shuffled and sorted for the episodes, and the cache holds no keys or arrays of ids.
+    Only these narrow columns are sorted and shuffled, never the brokers, stages or evidence. The
+    pair's 64-bit hash (``slot``) leads the partitioning and the sort: the sort compares a number where
+    cluster names share long prefixes."""
+    from pyspark.sql import Window
     from pyspark.sql import functions as F
 
     stream = _stream_window()
     narrow = reports.select(F.xxhash64("cluster", "vantage").alias("slot"), "cluster", "vantage", "ts", "key",
-                            F.col("findings.id").alias("ids"))
-    return (narrow.withColumn("prev_ts", F.lag("ts").over(stream))
-            .withColumn("prev_ids", F.lag("ids").over(stream))
-            .withColumn("next_ids", F.lead("ids").over(stream))
-            .withColumn("next_ts", F.lead("ts").over(stream)))
+                            "cluster_id", F.col("findings.id").alias("ids"))
+    whole = stream.rowsBetween(Window.unboundedPreceding, Window.unboundedFollowing)
+    newest_id = F.last(F.when(F.col("cluster_id").isNotNull(), F.struct("ts", "key", "cluster_id")),
+                       ignorenulls=True).over(whole)
+    windowed = (narrow.withColumn("seq", F.row_number().over(stream))
+                .withColumn("newest_id", F.when(F.col("seq") == 1, newest_id))
+                .withColumn("prev_ts", F.lag("ts").over(stream))
+                .withColumn("prev_ids", F.lag("ids").over(stream))
+                .withColumn("next_ids", F.lead("ids").over(stream))
+                .withColumn("next_ts", F.lead("ts").over(stream)))
+    edges = F.expr("filter(transform(ids, f -> named_struct("
+                   "'finding_id', f, 'is_start', NOT coalesce(array_contains(prev_ids, f), false), "
+                   "'closes', NOT coalesce(array_contains(next_ids, f), false))), e -> e.is_start OR e.closes)")
+    return windowed.select("slot", "cluster", "vantage", "ts", "seq", "prev_ts", "next_ts", edges.alias("edges"),
+                           "newest_id")
 
 
 def reports_once(raw: Any) -> Once:
@@ -101,12 +117,14 @@ def reports_once(raw: Any) -> Once:
     return Once(reports, stream, (repeated, *firsts, stream))
 
 
-def findings_table(reports: Any) -> Any:
+def findings_table(reports: Any, stream: Any) -> Any:
+    """Per cluster and finding, from the reports; each cluster's id, that of its newest report that
+    carries one, from ``stream_frame``'s ``newest_id`` (a row per cluster and vantage)."""
     from pyspark.sql import functions as F
 
     latest = F.struct("ts", "key")
-    cluster_ids = (reports.where(F.col("cluster_id").isNotNull()).groupBy("cluster")
-                   .agg(F.max_by("cluster_id", latest).alias("cluster_id")))
+    cluster_ids = (stream.where(F.col("newest_id").isNotNull()).groupBy("cluster")
+                   .agg(F.max_by("newest_id.cluster_id", F.struct("newest_id.ts", "newest_id.key")).alias("cluster_id")))
     exploded = reports.select("cluster", "vantage", "ts", "key", F.explode("findings").alias("f"))
     table = exploded.groupBy("cluster", F.col("f.id").alias("finding_id")).agg(
         F.max_by("f.severity", latest).alias("severity"), F.count(F.lit(1)).alias("reports"),
@@ -196,26 +214,23 @@ def vantages_table(stream: Any) -> Any:
 
 
 def episodes_frame(stream: Any) -> Any:
-    """From ``stream_frame``, per cluster x vantage x finding, gaps and islands: an episode starts at a
-    report carrying the finding whose previous report (of that vantage and cluster) did not, and
-    closes at its last report carrying it; it ends at the next report (``end``; null while ongoing,
-    when no report follows). One row per episode, at its closing report, with the running start."""
+    """From ``stream_frame``'s edges, per cluster x vantage x finding, gaps and islands: an episode starts
+    at a report carrying the finding whose previous report (of that vantage and cluster) did not, and
+    closes at its last report carrying it (the same report, or the finding's next edge, a start's
+    next edge being its close); it ends at the next report (``end``; null while ongoing, when no report
+    follows). One row per episode, at its closing report: its reports are the consecutive reports
+    from its start to its close (``seq``)."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    running = (Window.partitionBy("slot", "cluster", "vantage", "finding_id").orderBy("ts", "key")
-               .rowsBetween(Window.unboundedPreceding, Window.currentRow))
-    ordered = Window.partitionBy("slot", "cluster", "vantage", "finding_id").orderBy("ts", "key")
-    marked = (stream.select("slot", "cluster", "vantage", "ts", "key", "prev_ids", "next_ids", "next_ts",
-                            F.explode("ids").alias("finding_id"))
-              .withColumn("is_start", F.expr("NOT coalesce(array_contains(prev_ids, finding_id), false)"))
-              .withColumn("closes", F.expr("NOT coalesce(array_contains(next_ids, finding_id), false)"))
-              .withColumn("n", F.row_number().over(ordered)))
-    started = (marked.withColumn("start", F.last(F.when(F.col("is_start"), F.col("ts")), ignorenulls=True).over(running))
-               .withColumn("start_n", F.last(F.when(F.col("is_start"), F.col("n")), ignorenulls=True).over(running)))
+    ordered = Window.partitionBy("slot", "cluster", "vantage", "finding_id").orderBy("seq")
+    edges = stream.select("slot", "cluster", "vantage", "ts", "seq", "next_ts", F.explode("edges").alias("e")).select(
+        "slot", "cluster", "vantage", "ts", "seq", "next_ts", "e.finding_id", "e.is_start", "e.closes")
+    started = (edges.withColumn("start", F.when(F.col("is_start"), F.col("ts")).otherwise(F.lag("ts").over(ordered)))
+               .withColumn("start_seq", F.when(F.col("is_start"), F.col("seq")).otherwise(F.lag("seq").over(ordered))))
     return started.where("closes").select(
         "cluster", "vantage", "finding_id", "start", F.col("next_ts").alias("end"),
-        (F.col("n") - F.col("start_n") + 1).alias("reports"))
+        (F.col("seq") - F.col("start_seq") + 1).alias("reports"))
 
 
 def incidents_table(stream: Any, *, min_vantages: int = 1) -> Any:

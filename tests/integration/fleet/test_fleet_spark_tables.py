@@ -46,7 +46,7 @@ def row(key: str, second: int, vantage: str, finding: str | None = None) -> tupl
 
 
 def once(spark: Any, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:
-    """(key, vantage, second) of each row left by ``reports_once``, and its stream's keys the same."""
+    """(key, vantage, second) of each row left by ``reports_once``, and its stream's rows the same."""
     from pyspark.sql import functions as F
 
     raw = spark.createDataFrame(rows, ROW).select(*REPORT_COLUMNS)
@@ -55,7 +55,8 @@ def once(spark: Any, rows: list[tuple[Any, ...]]) -> list[tuple[str, str, int]]:
         second = F.unix_seconds("ts") - int(T0.timestamp())
         left = sorted((r["key"], r["vantage"], r["second"])
                       for r in result.reports.select("key", "vantage", second.alias("second")).collect())
-        assert sorted(r["key"] for r in result.stream.collect()) == sorted(k for k, _, _ in left)
+        streamed = result.stream.select("vantage", second.alias("second")).collect()
+        assert sorted((r["vantage"], r["second"]) for r in streamed) == sorted((v, s) for _, v, s in left)
     finally:
         result.unpersist()
     return left
