@@ -190,8 +190,10 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         (ADVERTISED, EXPLAIN),
         "Fix the unreachable brokers' advertised listeners (advertised.listeners; the other findings say how)."),
     "COORDINATOR_UNREACHABLE": EntryText(
-        "The consumer-group coordinator's advertised endpoint cannot be reached: producers work, consumers hang.",
-        (ADVERTISED, EXPLAIN, PCAP),
+        "The consumer-group coordinator's advertised endpoint cannot be reached: producers work, consumers hang. "
+        "explain names a coordinator it saw fail by how it failed (ADVERTISED_UNRESOLVABLE, ADVERTISED_UNREACHABLE, "
+        "...), with the coordinator's role.",
+        (ADVERTISED, PCAP),
         "Fix that broker's advertised listener (advertised.listeners); consumers need the coordinator as much as "
         "the leaders."),
     "NO_LEADER": EntryText(

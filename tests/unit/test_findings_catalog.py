@@ -69,6 +69,15 @@ def test_every_id_explain_raises_on_real_client_output_is_catalogued_as_raised_b
     assert sorted(i for i in seen if i not in ENTRIES or "explain" not in ENTRIES[i].raised_by) == []
 
 
+def test_every_id_catalogued_as_raised_by_explain_is_one_explain_can_raise():
+    """The converse: an id the catalog says explain raises has a builder, or is made by explain's own code by name."""
+    from kdiag.explain.builders import BUILDERS
+
+    source = "".join(path.read_text() for path in (REPO / "kdiag" / "explain").rglob("*.py"))
+    claimed = [i for i, e in ENTRIES.items() if "explain" in e.raised_by]
+    assert sorted(i for i in claimed if i not in BUILDERS and f'"{i}"' not in source) == []
+
+
 def test_every_id_a_lab_scenario_expects_is_in_the_catalog_and_lists_that_scenario():
     for scenario in all_scenarios():
         for vantage in scenario.vantages:
