@@ -27,6 +27,11 @@ pattern = registrar(PATTERNS)
 # verify_hostname callback before it named X509_V_ERR_HOSTNAME_MISMATCH.
 _UNSPECIFIED = "unspecified certificate verification error"
 
+# OpenSSL's reasons that are the chain's, certain wherever on the line they stand (the openssl crate's Debug puts
+# ``X509VerifyResult { code: 20, error: "unable to get local issuer certificate" }`` after the reason's own field).
+_CHAIN_REASON = re.compile(r"unable to get (?:local )?issuer certificate|self[- ]signed certificate|"
+                           r"certificate has expired|unable to verify the first certificate")
+
 
 @pattern("openssl.certificate_verify", LIBRDKAFKA, "certificate verify failed",
          r"certificate verify failed(?::\s*(?P<why>.*)| \((?P<paren>[^)]{1,120})\))?",
@@ -46,6 +51,7 @@ def _certificate_verify(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
         return
     # librdkafka's own hint alone (since 2.0, a name too), or no reason at all: the CA likely, or the name
     hint = symptom == CERT_UNTRUSTED and (not why or why.startswith("broker certificate could not be verified"))
+    hint = hint and not _CHAIN_REASON.search(m.string)  # OpenSSL's reason elsewhere on the line (Rust's X509VerifyResult)
     yield replace(RdBroker.find(m.string).sighting(symptom, detail=why or None, **({
         "guess": why or "certificate verify failed (no reason given)", "alternatives": ("TLS_HOSTNAME_MISMATCH",)}
         if hint else {})), **said)

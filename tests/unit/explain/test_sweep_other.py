@@ -268,7 +268,7 @@ ROWS = [
     row("kafka-rust openssl issuer", KAFKA_RUST, 'Error: Ssl(Ssl(ErrorStack([Error { code: 337047686, library: '
         '"SSL routines", function: "tls_process_server_certificate", reason: "certificate verify failed", file: '
         '"../ssl/statem/statem_clnt.c", line: 1915 }])), X509VerifyResult { code: 20, error: "unable to get local '
-        'issuer certificate" })', readings=("TLS_CERT_UNTRUSTED",)),
+        'issuer certificate" })', certain=("TLS_CERT_UNTRUSTED",)),
     # --- kafka-node ---------------------------------------------------------------------------------------------
     # lib/errors/TopicsNotExistError.js: 'The topic(s) ' + topics + ' do not exist'
     row("kafka-node topics not exist", KAFKA_NODE, "TopicsNotExistError: The topic(s) orders do not exist\n    at new "
