@@ -25,6 +25,8 @@ pattern = registrar(PATTERNS)
 ERRNO_TCP = {"111": "refused", "61": "refused", "10061": "refused", "110": "timeout", "60": "timeout",
               "10060": "timeout", "113": "unreachable", "65": "unreachable", "101": "unreachable",
               "51": "unreachable"}
+ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
+               "ENETUNREACH": "unreachable"}  # the same, by the errno's name (kafka-python 2.x and 3 print both)
 # kafka-python's BrokerConnection.__repr__: "node_id=%s host=%s:%d" since 1.4, "node_id=%s host=%s/%s port=%d" (the
 # name given, the address it resolved to, the port) in 1.3.
 _CONNECTION = re.compile(rf"<BrokerConnection (?:client_id=[^,]*, )?node_id=(?P<id>[\w-]+) "
@@ -249,8 +251,6 @@ def _python_node_not_ready(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 # 111 ECONNREFUSED", "Bootstrap connection to bootstrap-0 failed: KafkaConnectionError: socket disconnected" ----------
 
 _KAFKA_NET = re.compile(r"(?:<KafkaConnection node_id=(?P<id>[\w-]+)|Bootstrap connection to (?P<boot>bootstrap-\d+))")
-_ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
-                "ENETUNREACH": "unreachable"}
 
 
 def kafka_net_role(line: str) -> tuple[int | None, str]:
@@ -269,7 +269,7 @@ def kafka_net_role(line: str) -> tuple[int | None, str]:
 def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     node_id, role = kafka_net_role(m.string)
     if m.group("name"):
-        status = _ERRNO_NAMES.get(m.group("name"))
+        status = ERRNO_NAMES.get(m.group("name"))
         if status is not None:
             yield Sighting(CONNECT, KAFKA_PYTHON, node_id=node_id, role=role, status=status, detail=m.group(0))
     elif m.group("closed"):

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.kafka_python import ERRNO_TCP, kafka_net_role, kafka_python_connection
+from kdiag.explain.clients.kafka_python import ERRNO_NAMES, ERRNO_TCP, kafka_net_role, kafka_python_connection
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
                                      HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_FAILED,
                                      TLS_ON_PLAINTEXT, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
@@ -35,8 +35,6 @@ pattern = registrar(PATTERNS)
 _STATE = re.compile(r"<BrokerConnection [^<>]*<(?P<state>connecting|handshake|authenticating|connected|"
                     r"checking_api_versions_\w+)>")
 _ADDRESS = re.compile(r"\[IPv[46] \('(?P<addr>[^']+)'")
-_ERRNO_NAMES = {"ECONNREFUSED": "refused", "ETIMEDOUT": "timeout", "EHOSTUNREACH": "unreachable",
-                "ENETUNREACH": "unreachable"}
 
 
 def _state(line: str) -> str | None:
@@ -90,7 +88,7 @@ def _kafka_python_closing_connection(m: re.Match[str], scan: ScanState) -> Itera
         yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, host, port, node_id=node_id, role=role,
                        detail="no answer to the version check (ApiVersions and the older probes)")
     else:
-        status = _ERRNO_NAMES.get(m.group("name")) or ERRNO_TCP.get(m.group("errno"))
+        status = ERRNO_NAMES.get(m.group("name")) or ERRNO_TCP.get(m.group("errno"))
         if status is not None:
             yield Sighting(CONNECT, KAFKA_PYTHON, host, port, _address(m.string), node_id, role, status=status,
                            detail=m.group(0)[3:])
