@@ -29,12 +29,13 @@ def node_role(node_id: int) -> str:
     return COORDINATOR if node_id >= COORDINATOR_IDS else ADVERTISED
 
 
-def node_where(connection: int) -> dict[str, object]:
+def node_where(connection: int, *, bootstrap_index: bool = True) -> dict[str, object]:
     """A Java connection id as a sighting's node and role: a coordinator's connection names its broker,
-    Integer.MAX_VALUE - id (the role_from says so); a bootstrap connection keeps its -N (the Nth bootstrap address)."""
+    Integer.MAX_VALUE - id (the role_from says so); a bootstrap connection keeps its -N (the Nth bootstrap address)
+    unless ``bootstrap_index`` is off (no node id then)."""
     role = node_role(connection)
     broker = 2**31 - 1 - connection if role == COORDINATOR else connection
-    return {"node_id": broker, "role": role,
+    return {"node_id": broker if bootstrap_index or broker >= 0 else None, "role": role,
             "role_from": (f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
                           f"broker {broker}") if role == COORDINATOR else None}
 
@@ -49,13 +50,8 @@ def node_where(connection: int) -> dict[str, object]:
          r"No entry found for connection (?P<id>-?\d+)",
          "java.lang.IllegalStateException: No entry found for connection 2147483646")
 def _java_no_entry(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    connection = int(m.group("id"))
-    role = node_role(connection)
-    broker = 2**31 - 1 - connection if role == COORDINATOR else connection  # the coordinator's own broker id
-    yield Sighting(RESOLVE, JAVA, node_id=broker if broker >= 0 else None, role=role, status="error",
-                   detail=m.group(0), guess=m.group(0),
-                   role_from=(f"connection {connection} is Integer.MAX_VALUE - {broker}: the coordinator of a group, "
-                              f"broker {broker}") if role == COORDINATOR else None)
+    yield Sighting(RESOLVE, JAVA, status="error", detail=m.group(0), guess=m.group(0),
+                   **node_where(int(m.group("id")), bootstrap_index=False))  # type: ignore[arg-type]
 
 
 # Selector.connect: socketChannel.connect(address) throws UnresolvedAddressException for an InetSocketAddress whose
