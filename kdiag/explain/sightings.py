@@ -321,6 +321,12 @@ class ScanState:
         kafkajs's ``getaddrinfo ENOTFOUND host``)."""
         return self.ports.get(normalise_host(host))
 
+    def recent_endpoint(self, within: int) -> tuple[str, int | None] | None:
+        """The (host, port) an unfamiliar client's line named (``recent``) at most ``within`` lines above this one."""
+        if self.recent is None or self.line - self.recent[0] > within:
+            return None
+        return self.recent[1], self.recent[2]
+
     def java_connection(self, m: re.Match[str]) -> JavaConnection:
         host = m.group("host") or None  # Java prints "/1.2.3.4:9092" for an address given as a literal
         address = m.group("addr")

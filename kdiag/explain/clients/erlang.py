@@ -112,8 +112,7 @@ def _ssl_upgrade(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"(?<!or )Make sure connecting to (?:a )?'(?P<scheme>SSL|SASL_SSL|SASL_PLAINTEXT)://' listener",
          "Make sure connecting to a 'SSL://' listener")
 def _listener_hint(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    recent = scan.recent
-    host, port = (recent[1], recent[2]) if recent is not None and scan.line - recent[0] <= 1 else (None, None)
+    host, port = scan.recent_endpoint(1) or (None, None)
     scheme = m.group("scheme")
     if scheme == "SASL_PLAINTEXT":
         yield Sighting(SASL_MECHANISM, OTHER, host, port, mechanisms=(), detail="IllegalSaslState: " + m.group(0))

@@ -69,9 +69,8 @@ def failure_at(scan: ScanState, words: str, host: str | None, port: int | None, 
     reading = runtime_failure(words)
     if reading is None:
         return
-    recent = scan.recent
-    if host is None and recent is not None and scan.line - recent[0] <= RECENT_LINES:
-        host, port = recent[1], recent[2]
+    if host is None and (recent := scan.recent_endpoint(RECENT_LINES)) is not None:
+        host, port = recent
     if host is not None and port is None:
         port = scan.port_of(host)
     if port in NOT_KAFKA_PORTS:

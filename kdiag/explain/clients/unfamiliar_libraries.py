@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.generic import gave_up
+from kdiag.explain.clients.generic import RECENT_LINES, gave_up
 from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, OTHER, PLAINTEXT_ON_TLS,
@@ -141,8 +141,7 @@ def _kafka_node_no_sasl(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 @pattern("kafka_node.connect_timeout", OTHER, "Connection timeout of ", r"Connection timeout of \d+ms exceeded",
          "TimeoutError: Connection timeout of 10000ms exceeded")
 def _kafka_node_connect_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    recent = scan.recent if scan.recent is not None and scan.line - scan.recent[0] <= 20 else None
-    host, port = (recent[1], recent[2]) if recent else (None, None)
+    host, port = scan.recent_endpoint(RECENT_LINES) or (None, None)
     yield Sighting(CONNECT, OTHER, host, port, status="timeout", detail=m.group(0))
 
 
