@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from kdiag.explain.readings import LIKELY, Builder, alternative, hedged, or_reading
+from kdiag.explain.readings import Builder, alternative, likely_or
 from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
@@ -31,10 +31,9 @@ def first_request_readings(built: Finding, subject: Subject, context: Context,
                            builders: Mapping[str, Builder]) -> list[Finding]:
     """``built`` (TLS_UNEXPECTED) as the likely reading, with the other causes of the same EOF beside it."""
     confirm = str(built.evidence.get("confirm") or "kdiag bootstrap <bootstrap.servers>")
-    words = ("The connection closed at the client's first request and the paste does not show whether the client "
-             "uses TLS. With TLS on, that is a plaintext listener closing on the TLS handshake; without it, a TLS "
-             "listener that closes without an alert, a broker too old for ApiVersions, or a broker or proxy turning "
-             f"connections away end the same. `{confirm}` decides.")
-    likely = hedged(built, LIKELY, words, guess=CUT_AT_FIRST_REQUEST)
-    return [likely, *(or_reading(likely, builders[i](alternative(subject, subject.role, i, subject.role_from or ""),
-                                                     context)) for i in OTHERS)]
+    said = ("The connection closed at the client's first request and the paste does not show whether the client "
+            "uses TLS. With TLS on, that is a plaintext listener closing on the TLS handshake; without it, a TLS "
+            "listener that closes without an alert, a broker too old for ApiVersions, or a broker or proxy turning "
+            f"connections away end the same. The other reading is {{other}}. `{confirm}` decides.")
+    others = [builders[i](alternative(subject, subject.role, i, subject.role_from or ""), context) for i in OTHERS]
+    return likely_or(built, others[0], said, more=others[1:], guess=CUT_AT_FIRST_REQUEST)
