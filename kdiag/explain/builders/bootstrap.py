@@ -35,7 +35,8 @@ def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
                     "else can work." + consequence_sentence(context))
     fix = rule_fix(context.implied(subject, used=endpoint, dns=status), "BOOTSTRAP_UNRESOLVABLE")
     confirm = context.confirm(fallback=endpoint)
-    return finding("BOOTSTRAP_UNRESOLVABLE", "error", title, explanation, evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
+    return finding("BOOTSTRAP_UNRESOLVABLE", "error", title, explanation,
+                   evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
 
 
 def _written_as_a_listener(subject: Subject, context: Context, written: str, status: str) -> Finding:

@@ -210,7 +210,9 @@ def unexplained(context: Context) -> Finding:
                             _ANY_EXPIRED)
     said = "; ".join(f"`{quote(g)}`" + (f" ({g.count} lines)" if g.count > 1 else "") for g in groups[:3])
     confirm = context.confirm(topic=topic)
-    explanation = (f"The log says {said}. {meaning.format(topic=topic or 'the topic', waited=waited.format(topic=topic or 'the topic'), expired=expired)} No line names the cause (a "
+    named = topic or "the topic"
+    meaning = meaning.format(topic=named, waited=waited.format(topic=named), expired=expired)
+    explanation = (f"The log says {said}. {meaning} No line names the cause (a "
                    "`Failed to resolve`, a refused connect, an authentication error); kdiag bootstrap, run on the "
                    "client's machine with the client's bootstrap.servers, checks each of those causes in seconds.")
     fix = (f"On the machine where the client runs, with the same bootstrap.servers and client settings:\n  {confirm}\n"

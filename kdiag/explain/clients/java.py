@@ -333,10 +333,11 @@ def _java_certificate_validity(m: re.Match[str], scan: ScanState) -> Iterator[It
          "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
 def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = m.group("alert")
-    guess = {}  # handshake_failure (40): a TLS 1.2 listener wanting a client certificate, or no cipher suite or
-    if alert == "handshake_failure":  # version both sides allow (JSSE's usual one), which no finding names: likely
-        guess = {"guess": "Received fatal alert: handshake_failure (or no cipher suite or TLS version both sides allow)"}
-    yield with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert, **guess))
+    # handshake_failure (40): a TLS 1.2 listener wanting a client certificate, or no cipher suite or version both sides
+    # allow (JSSE's usual one), which no finding names: likely
+    guess = (f"Received fatal alert: {alert} (or no cipher suite or TLS version both sides allow)"
+             if alert == "handshake_failure" else None)
+    yield with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert, guess=guess))
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""
