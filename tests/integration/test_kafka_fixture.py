@@ -28,6 +28,7 @@ from kdiag.lab.kafka import (
     free_ports,
     loopback_specs,
 )
+from probes.kafka import check_kafka, connect_secure
 from tests.waiting import wait_until
 
 pytestmark = pytest.mark.broker
@@ -37,6 +38,18 @@ EC2_INTERNAL = "ip-172-31-18-160.us-west-2.compute.internal"
 
 def cluster_metadata(bootstrap: str) -> ClusterMetadata:
     return AdminClient({"bootstrap.servers": bootstrap, "log_level": 0}).list_topics(timeout=10)
+
+
+def metadata_over_one_connection(address: str, port: int) -> dict[int, tuple[str, int]]:
+    """The brokers one Metadata answer on one connection names, read with the project's own codec.
+
+    A librdkafka client cannot be asked where the only advertised name does not resolve: since 2.10 it
+    drops its bootstrap broker once a Metadata answer names only other brokers, so ``list_topics`` races
+    the first answer and, when it loses, waits for a broker it can never reach (``Local: Timed out``)."""
+    with connect_secure(address, port, host=address, tls=None, timeout=10) as conn:
+        check, _ = check_kafka(conn, timeout=10, topics=())
+    assert check.status == "ok", check.error
+    return {broker.node_id: (broker.host, broker.port) for broker in check.brokers}
 
 
 def advertised_endpoints(metadata: ClusterMetadata) -> dict[int, tuple[str, int]]:
@@ -55,15 +68,18 @@ def processes_mentioning(workdir: Path) -> list[int]:
     return pids
 
 
-def endpoints_seen_from(netns: str, bootstrap: str) -> dict[int, tuple[str, int]]:
-    """``advertised_endpoints`` as a client inside ``netns`` gets them."""
+def endpoints_seen_from(netns: str, address: str, port: int) -> dict[int, tuple[str, int]]:
+    """``metadata_over_one_connection`` as a client inside ``netns`` gets it (the name it advertises may
+    resolve there to an address that namespace cannot reach)."""
     script = (
-        "import json, sys; from confluent_kafka.admin import AdminClient\n"
-        "metadata = AdminClient({'bootstrap.servers': sys.argv[1], 'log_level': 0}).list_topics(timeout=10)\n"
-        "print(json.dumps([[node_id, b.host, b.port] for node_id, b in metadata.brokers.items()]))\n"
+        "import json, sys\n"
+        "from tests.integration.test_kafka_fixture import metadata_over_one_connection\n"
+        "endpoints = metadata_over_one_connection(sys.argv[1], int(sys.argv[2]))\n"
+        "print(json.dumps([[node_id, host, port] for node_id, (host, port) in endpoints.items()]))\n"
     )
-    command = ["ip", "netns", "exec", netns, sys.executable, "-c", script, bootstrap]
-    done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True)
+    command = ["ip", "netns", "exec", netns, sys.executable, "-c", script, address, str(port)]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=30, check=True,
+                          cwd=Path(__file__).resolve().parents[2])
     return {node_id: (host, port) for node_id, host, port in json.loads(done.stdout)}
 
 
@@ -109,10 +125,10 @@ def test_broker_advertising_an_unresolvable_name_starts_and_hands_that_name_to_c
 ) -> None:
     external = ec2_style_broker.spec.listeners[1]
 
-    metadata = cluster_metadata(f"127.0.0.1:{external.port}")
+    endpoints = metadata_over_one_connection("127.0.0.1", external.port)
 
     assert ec2_style_broker.running
-    assert advertised_endpoints(metadata) == {1: (EC2_INTERNAL, external.port)}
+    assert endpoints == {1: (EC2_INTERNAL, external.port)}
 
 
 def test_session_broker_fixture_serves_the_default_version_on_its_loopback_listener(
@@ -146,7 +162,7 @@ def test_broker_in_a_netns_with_the_listener_host_left_to_default_advertises_the
     spec = BrokerSpec(node_id=1, listeners=(Listener("PLAINTEXT", "", 9092),), controller_port=9093)
 
     with KafkaBroker.start(spec, version=KAFKA_VERSION, workdir=tmp_path, netns=loopback_only_netns):
-        endpoints = endpoints_seen_from(loopback_only_netns, "127.0.0.1:9092")
+        endpoints = endpoints_seen_from(loopback_only_netns, "127.0.0.1", 9092)
 
     properties = (tmp_path / "server.properties").read_text().splitlines()
     assert "listeners=PLAINTEXT://:9092,CONTROLLER://127.0.0.1:9093" in properties
