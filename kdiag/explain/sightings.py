@@ -246,6 +246,16 @@ def client_certificate_symptom(alert: str, scan: ScanState) -> str:
     return CLIENT_CERT_MISSING
 
 
+def handshake_failure_alert(sighting: Sighting, scan: ScanState, said: str) -> Sighting:
+    """The listener's handshake_failure alert (40), in any client's words (``said``): a TLS 1.2 listener with
+    ssl.client.auth=required that got no certificate (TLS 1.3 says certificate_required), or no cipher suite or
+    version both sides allow, which no finding names. The certificate is the likely reading, never a certain one,
+    and never an untrusted broker certificate: the alert is the listener's, about what the client sent. (A listener
+    that does not trust a certificate it got says certificate_unknown or bad_certificate, not this.)"""
+    return replace(sighting, symptom=client_certificate_symptom("handshake_failure", scan), detail="handshake_failure",
+                   guess=f"{said} (or no cipher suite or TLS version both sides allow)")
+
+
 # --- helpers the handlers share ------------------------------------------------------------------------
 
 CONTEXT_LINES = 40

@@ -10,10 +10,12 @@ from dataclasses import replace
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.first_request import CUT_AT_FIRST_REQUEST
-from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CLIENT_CERT_MISSING, CONNECT,
-                                     CONNECTION_CLOSED, COORDINATOR, GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE, SASL_CREDENTIALS,
-                                     SASL_NEEDED, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
-                                     bootstrap_facts, client_certificate_symptom, dns_status, registrar, role_of, split_endpoint, tcp_status)
+from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT,
+                                     CONNECTION_CLOSED, COORDINATOR, GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE,
+                                     SASL_CREDENTIALS, SASL_NEEDED, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact,
+                                     Item, Pattern, ScanState, Sighting, bootstrap_facts, client_certificate_symptom,
+                                     dns_status, handshake_failure_alert, registrar, role_of, split_endpoint,
+                                     tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -127,12 +129,8 @@ _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "cer
          "[sarama] Failed to connect to broker kafka:9093: remote error: tls: certificate required")
 def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = _GO_ALERTS.get(m.group("alert"))
-    if alert is None:
-        symptom = client_certificate_symptom("handshake_failure", scan)
-        other = "TLS_CLIENT_CERT_REJECTED" if symptom == CLIENT_CERT_MISSING else "TLS_CLIENT_CERT_REQUIRED"
-        yield replace(_go_sighting(symptom, m.string, scan, detail=m.group(0)), guess=m.group(0), alternatives=(other,))
-        return
-    yield _go_sighting(client_certificate_symptom(alert, scan), m.string, scan, detail=alert)
+    sighting = _go_sighting(client_certificate_symptom(alert or "handshake_failure", scan), m.string, scan, detail=alert)
+    yield sighting if alert else handshake_failure_alert(sighting, scan, m.group(0))
 
 
 # Go's TLS handshake runs on the first write: a listener that closes on the ClientHello makes Sarama's

@@ -14,13 +14,13 @@ from dataclasses import replace
 
 from kdiag.explain.clients.framework_topics import topics_in
 from kdiag.explain.clients.java_states import client_side_sasl, node_where
-from kdiag.explain.sightings import (HEAP_EXHAUSTED, ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
-                                     CONTEXT_LINES, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL, NO_LEADER,
-                                     PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, UNKNOWN, Fact, Item,
-                                     Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, parse_mechanisms, registrar, role_of, split_endpoint,
-                                     with_connection)
+from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CERT_NAME, CERT_UNTRUSTED, CONNECT,
+                                     CONTEXT_LINES, HEAP_EXHAUSTED, HOST, HOSTPORT, JAVA, KERBEROS_PRINCIPAL,
+                                     NO_LEADER, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
+                                     SASL_MECHANISM, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING,
+                                     UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
+                                     dns_status, handshake_failure_alert, parse_mechanisms, registrar, role_of,
+                                     split_endpoint, with_connection)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -333,11 +333,9 @@ def _java_certificate_validity(m: re.Match[str], scan: ScanState) -> Iterator[It
          "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: bad_certificate")
 def _java_client_certificate_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = m.group("alert")
-    # handshake_failure (40): a TLS 1.2 listener wanting a client certificate, or no cipher suite or version both sides
-    # allow (JSSE's usual one), which no finding names: likely
-    guess = (f"Received fatal alert: {alert} (or no cipher suite or TLS version both sides allow)"
-             if alert == "handshake_failure" else None)
-    yield with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert, guess=guess))
+    sighting = with_connection(scan, Sighting(client_certificate_symptom(alert, scan), JAVA, detail=alert))
+    # handshake_failure (40) is also JSSE's usual "no cipher suite or version both sides allow": likely
+    yield handshake_failure_alert(sighting, scan, m.group(0)) if alert == "handshake_failure" else sighting
 
 OOM_FRAMES = 8
 """How many stack frames below an OutOfMemoryError NetworkReceive.readFrom may appear."""

@@ -10,11 +10,10 @@ import re
 from collections.abc import Iterator
 
 from kdiag.explain.clients.sasl_answers import SASL_ANSWER
-from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NO_LEADER, NOT_COORDINATOR,
-                                     NOT_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS,
-                                     SASL_MECHANISM, TOPIC_DENIED, TOPIC_MISSING,
-                                     Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom, registrar,
-                                     split_endpoint)
+from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NOT_COORDINATOR,
+                                     NOT_LEADER, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
+                                     TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, handshake_failure_alert, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -185,7 +184,8 @@ def _dotnet_remote_certificate(m: re.Match[str], scan: ScanState) -> Iterator[It
 def _erlang_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = m.group("alert").strip().lower().replace(" ", "_")
     if m.group("side") == "received SERVER":
-        yield Sighting(client_certificate_symptom(alert, scan), ANY, detail=alert)
+        sighting = Sighting(client_certificate_symptom(alert, scan), ANY, detail=alert)
+        yield handshake_failure_alert(sighting, scan, m.group(0)) if alert == "handshake_failure" else sighting
     elif "hostname_check_failed" in m.string:
         yield Sighting(CERT_NAME, ANY, detail="{bad_cert,hostname_check_failed}")
     elif alert in ("unknown_ca", "bad_certificate", "certificate_unknown") or "bad_cert," in m.string:

@@ -8,10 +8,11 @@ from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import normalise_host
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED, HOST,
-                                     KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM, TLS_FAILED,
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
+                                     HOST, KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, dns_status, registrar, split_endpoint, tcp_status)
+                                     client_certificate_symptom, dns_status, handshake_failure_alert, registrar,
+                                     split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -186,8 +187,8 @@ def _kafkajs_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 
 
 # OpenSSL's words through Node when the listener answered the handshake with an alert: about the client's
-# certificate, as librdkafka's (the same OpenSSL words); "handshake failure" says no more (no shared cipher or
-# version, or a listener that wants a client certificate): a TLS reading.
+# certificate, as librdkafka's (the same OpenSSL words); "handshake failure" likely one it wants (no shared cipher or
+# version says the same).
 @pattern("kafkajs.tls_alert", KAFKAJS, "SSL alert number",
          r"Connection error: [^\"]*?SSL routines:\w*:(?:sslv3|tlsv1|tlsv13) alert (?P<alert>bad certificate|"
          r"certificate required|unknown ca|certificate unknown|certificate expired|certificate revoked|unsupported "
@@ -197,12 +198,9 @@ def _kafkajs_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _kafkajs_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = _kafkajs_endpoint(m.string, scan)
     alert = m.group("alert").replace(" ", "_")
-    if alert == "handshake_failure":
-        yield Sighting(TLS_FAILED, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0),
-                       guess=f"alert {m.group('alert')}")
-    else:
-        yield Sighting(client_certificate_symptom(alert, scan), KAFKAJS, host, port, role=_kafkajs_role(m.string),
-                       detail=alert)
+    sighting = Sighting(client_certificate_symptom(alert, scan), KAFKAJS, host, port, role=_kafkajs_role(m.string),
+                        detail=alert)
+    yield handshake_failure_alert(sighting, scan, m.group(0)) if alert == "handshake_failure" else sighting
 
 
 # network/requestQueue/socketRequest.js: KafkaJSRequestTimeoutError "Request <Api>(key: N, version: V) timed out". The

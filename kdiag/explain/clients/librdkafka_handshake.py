@@ -10,7 +10,7 @@ from collections.abc import Iterator
 from kdiag.explain.clients.librdkafka_names import RdBroker
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (CERT_NAME, LIBRDKAFKA, TLS_ON_PLAINTEXT, Item, Pattern, ScanState,
-                                     client_certificate_symptom, registrar)
+                                     client_certificate_symptom, handshake_failure_alert, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -66,6 +66,5 @@ def _rd_apiversion_closed_tls(m: re.Match[str], scan: ScanState) -> Iterator[Ite
          "ssl://b1.example:9093/bootstrap: SSL handshake failed: error:0A000410:SSL routines::sslv3 alert handshake "
          "failure: SSL alert number 40 (after 5ms in state SSL_HANDSHAKE)")
 def _rd_handshake_failure_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(client_certificate_symptom("handshake_failure", scan),
-                                           detail="handshake_failure", guess="alert handshake failure: SSL alert "
-                                           "number 40 (or no cipher suite or TLS version both sides allow)")
+    sighting = RdBroker.find(m.string).sighting(client_certificate_symptom("handshake_failure", scan))
+    yield handshake_failure_alert(sighting, scan, "alert handshake failure: SSL alert number 40")

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 
 from kdiag.explain.clients.kafka_python import ERRNO_NAMES, ERRNO_TCP, kafka_net_role, kafka_python_connection
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
-                                     HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_FAILED,
-                                     TLS_ON_PLAINTEXT, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, dns_status, registrar, split_endpoint)
+                                     HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
+                                     UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
+                                     dns_status, handshake_failure_alert, registrar, split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -183,8 +183,8 @@ def _python_connection(line: str) -> tuple[str, str | None, int | None, int | No
 
 
 # Python's ssl when the listener answered the handshake with an alert (OpenSSL's reason codes): about the client's
-# certificate, as librdkafka's and Go's alerts; "handshake failure" says no more (no shared cipher or version, or a
-# listener that wants a client certificate): a TLS reading.
+# certificate, as librdkafka's and Go's alerts; "handshake failure" likely one it wants (no shared cipher or version
+# says the same).
 _ALERT = re.compile(r"\[SSL: (?:SSLV3|TLSV1|TLSV13)_ALERT_(?P<alert>BAD_CERTIFICATE|CERTIFICATE_REQUIRED|UNKNOWN_CA|"
                     r"CERTIFICATE_UNKNOWN|CERTIFICATE_EXPIRED|CERTIFICATE_REVOKED|UNSUPPORTED_CERTIFICATE|"
                     r"ACCESS_DENIED|HANDSHAKE_FAILURE)\]")
@@ -196,12 +196,9 @@ _ALERT = re.compile(r"\[SSL: (?:SSLV3|TLSV1|TLSV13)_ALERT_(?P<alert>BAD_CERTIFIC
 def _python_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     client, host, port, node_id, role = _python_connection(m.string)
     alert = m.group("alert").lower()
-    if alert == "handshake_failure":
-        yield Sighting(TLS_FAILED, client, host, port, node_id=node_id, role=role, detail=m.group(0),
-                       guess=m.group(0))
-    else:
-        yield Sighting(client_certificate_symptom(alert, scan), client, host, port, node_id=node_id, role=role,
-                       detail=alert)
+    sighting = Sighting(client_certificate_symptom(alert, scan), client, host, port, node_id=node_id, role=role,
+                        detail=alert)
+    yield handshake_failure_alert(sighting, scan, m.group(0)) if alert == "handshake_failure" else sighting
 
 
 # kafka-python 2: the TLS handshake's other side hung up at once, as a plaintext listener does with a ClientHello.

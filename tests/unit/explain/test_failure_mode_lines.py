@@ -47,3 +47,39 @@ def test_javas_handshake_failure_alert_is_mtls_not_an_untrusted_certificate():
     text = ("org.apache.kafka.common.errors.SslAuthenticationException: SSL handshake failed\n"
             "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: handshake_failure\n")
     assert ids(text) == ["TLS_CLIENT_CERT_REQUIRED"]
+
+
+# The listener's handshake_failure alert (40) in every client's words: the same likely reading everywhere (a client
+# certificate the listener wants, or no cipher or version both sides allow), never a certain one, never the client's
+# own distrust of the broker's certificate. Hosts are invented.
+HANDSHAKE_FAILURE_ALERTS = {
+    "librdkafka": "%3|1796677200.123|FAIL|rdkafka#producer-1| [thrd:ssl://b7.example:9093/bootstrap]: ssl://b7.example:"
+                  "9093/bootstrap: SSL handshake failed: error:0A000410:SSL routines::sslv3 alert handshake failure: "
+                  "SSL alert number 40 (after 4ms in state SSL_HANDSHAKE)",
+    "java": "Caused by: javax.net.ssl.SSLHandshakeException: Received fatal alert: handshake_failure",
+    "go": "kafka: client has run out of available brokers to talk to: remote error: tls: handshake failure",
+    "kafkajs": '{"level":"ERROR","logger":"kafkajs","message":"[Connection] Connection error: C0A7:error:0A000410:SSL '
+               'routines:ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/record/'
+               'rec_layer_s3.c:1605:SSL alert number 40","broker":"b7.example:9093","clientId":"app"}',
+    "python": "ERROR:kafka.conn:<BrokerConnection node_id=bootstrap-0 host=b7.example:9093 <handshake> "
+              "[IPv4 ('192.0.2.7', 9093)]>: [SSL: SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure "
+              "(_ssl.c:1006)",
+    "erlang": '{tls_alert,{handshake_failure,"TLS client: In state hello received SERVER ALERT: Fatal - Handshake '
+              'Failure\\n"}}',
+}
+
+
+def test_every_clients_handshake_failure_alert_is_a_likely_missing_client_certificate():
+    for client, line in HANDSHAKE_FAILURE_ALERTS.items():
+        findings = explain_text(line + "\n").findings
+        assert [(f.id, f.severity != "error") for f in findings] == [("TLS_CLIENT_CERT_REQUIRED", True)], client
+
+
+def test_a_certificate_the_listener_refuses_is_still_a_certain_rejection_not_the_handshake_failure_reading():
+    near_misses = [HANDSHAKE_FAILURE_ALERTS["python"].replace("SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake "
+                                                              "failure", "SSLV3_ALERT_CERTIFICATE_UNKNOWN] sslv3 alert "
+                                                              "certificate unknown"),
+                   HANDSHAKE_FAILURE_ALERTS["erlang"].replace("Handshake Failure", "Certificate Unknown"),
+                   HANDSHAKE_FAILURE_ALERTS["java"].replace("handshake_failure", "certificate_unknown")]
+    for line in near_misses:
+        assert [(f.id, f.severity) for f in explain_text(line + "\n").findings] == [("TLS_CLIENT_CERT_REJECTED", "error")]

@@ -49,8 +49,10 @@ ROWS = [
         CERTAIN, "TLS_CLIENT_CERT_REQUIRED"),
     row("alert-unknown-ca", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: TLSV1_ALERT_UNKNOWN_CA] tlsv1 "
         "alert unknown ca (_ssl.c:1006)", CERTAIN, "TLS_CLIENT_CERT_REJECTED"),
+    # alert 40 is the listener's, about what the client sent: likely a client certificate it wants (as every client's)
     row("alert-handshake-failure", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: "
-        "SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure (_ssl.c:1006)", LIKELY, "TLS_CERT_UNTRUSTED"),
+        "SSLV3_ALERT_HANDSHAKE_FAILURE] sslv3 alert handshake failure (_ssl.c:1006)", LIKELY,
+        "TLS_CLIENT_CERT_REQUIRED"),
     row("unable-to-bootstrap", "aiokafka.errors.KafkaConnectionError: KafkaConnectionError: Unable to bootstrap from "
         "[('b1.example', 9092, <AddressFamily.AF_UNSPEC: 0>)]", READING, "BOOTSTRAP_REFUSED", "BOOTSTRAP_UNRESOLVABLE"),
     # the bootstrap connection was made and its first request, Metadata, failed: a listener not speaking the

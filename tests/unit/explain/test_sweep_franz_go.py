@@ -88,7 +88,7 @@ ROWS = [
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: certificate required",
      "TLS_CLIENT_CERT_REQUIRED"),
     (OPEN + "addr: b1.example:9093, broker: seed_0, err: remote error: tls: handshake failure",
-     "likely:TLS_CLIENT_CERT_REQUIRED or:TLS_CLIENT_CERT_REJECTED"),
+     "likely:TLS_CLIENT_CERT_REQUIRED"),
     # Windows' connectex words, rpk's wrapping
     ("unable to dial: dial tcp 192.0.2.10:9092: connectex: No connection could be made because the target machine "
      "actively refused it.", "likely:BOOTSTRAP_REFUSED or:ADVERTISED_UNREACHABLE"),

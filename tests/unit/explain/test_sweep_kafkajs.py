@@ -91,10 +91,11 @@ ROWS = [
                                "ssl3_read_bytes:tlsv1 alert unknown ca:../deps/openssl/openssl/ssl/record/"
                                "rec_layer_s3.c:1544:SSL alert number 48\n", "b1.example:9093"),
         CERTAIN, "TLS_CLIENT_CERT_REJECTED"),
+    # alert 40 is the listener's, about what the client sent: likely a client certificate it wants (as every client's)
     row("alert-handshake-failure", js("[Connection] Connection error: 140437040813888:error:14094410:SSL routines:"
                                       "ssl3_read_bytes:sslv3 alert handshake failure:../deps/openssl/openssl/ssl/"
                                       "record/rec_layer_s3.c:1544:SSL alert number 40\n", "b1.example:9093"),
-        LIKELY, "TLS_CERT_UNTRUSTED"),
+        LIKELY, "TLS_CLIENT_CERT_REQUIRED"),
     row("unsupported-protocol", js("[Connection] Connection error: C0D7:error:0A000102:SSL routines::unsupported "
                                    "protocol", "b1.example:9093"), NONE),
     # --- the broker hanging up: connection.js onEnd ("Closed connection"), sendAuthRequest's onError -------------

@@ -49,7 +49,7 @@ ROWS = [
      "TLS_CERT_UNTRUSTED"),
     ("failed to dial: x509: certificate is valid for b2.example, not b1.example", "TLS_HOSTNAME_MISMATCH"),
     ("failed to dial: remote error: tls: bad certificate", "TLS_CLIENT_CERT_REQUIRED"),
-    ("failed to dial: remote error: tls: handshake failure", "likely:TLS_CLIENT_CERT_REQUIRED or:TLS_CLIENT_CERT_REJECTED"),
+    ("failed to dial: remote error: tls: handshake failure", "likely:TLS_CLIENT_CERT_REQUIRED"),
     ("failed to dial: tls: first record does not look like a TLS handshake", "TLS_UNEXPECTED"),
     # the handshake cut off: the listener closed on the ClientHello (TLS on, a plaintext listener most likely)
     ("failed to dial: EOF", "likely:TLS_UNEXPECTED"),
