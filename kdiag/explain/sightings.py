@@ -256,6 +256,16 @@ def handshake_failure_alert(sighting: Sighting, scan: ScanState, said: str) -> S
                    guess=f"{said} (or no cipher suite or TLS version both sides allow)")
 
 
+def hung_up_in_handshake(sighting: Sighting, said: str) -> Sighting:
+    """The other side closed the connection during the client's TLS handshake with no alert and no byte of its own,
+    in any client's words (``said``). A plaintext Kafka listener does that to a ClientHello (its first bytes read as a
+    request's size, far over socket.request.max.bytes); a broker at its connection limit, or a proxy or firewall that
+    cuts TLS, closes the same way, while a TLS listener refusing a handshake answers with an alert. So TLS_UNEXPECTED
+    is the likely reading and a closed connection the other. (Bytes that are not TLS, such as OpenSSL's "wrong version
+    number" or an HTTP answer, make it certain: those are not read here.)"""
+    return replace(sighting, symptom=TLS_ON_PLAINTEXT, guess=said, alternatives=("BROKER_CLOSED_CONNECTION",))
+
+
 # --- helpers the handlers share ------------------------------------------------------------------------
 
 CONTEXT_LINES = 40

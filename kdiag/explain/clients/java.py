@@ -19,8 +19,8 @@ from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CER
                                      NO_LEADER, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING,
                                      UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, handshake_failure_alert, parse_mechanisms, registrar, role_of,
-                                     split_endpoint, with_connection)
+                                     dns_status, handshake_failure_alert, hung_up_in_handshake, parse_mechanisms,
+                                     registrar, role_of, split_endpoint, with_connection)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -54,8 +54,12 @@ def _java_connection_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]
          "(org.apache.kafka.clients.NetworkClient)")
 def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     connection = scan.java_connection(m)
-    yield Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
-                   detail="terminated during authentication", **node_where(int(m.group("id"))))  # type: ignore[arg-type]
+    where = node_where(int(m.group("id")))
+    sighting = Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
+                        detail="terminated during authentication", **where)  # type: ignore[arg-type]
+    # with TLS on, a hang-up in its handshake (its own words name a firewall and the network too); without it in the
+    # paste, findings.terminated_during_authentication's readings
+    yield hung_up_in_handshake(sighting, "terminated during authentication")
 
 
 @pattern("java.kerberos_login", JAVA, "kerberos.KerberosLogin",

@@ -11,8 +11,9 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE, TLS_ON_PLAINTEXT,
-                                     UNKNOWN, Item, Pattern, ScanState, Sighting, registrar, with_connection)
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE,
+                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
+                                     hung_up_in_handshake, registrar, with_connection)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -95,8 +96,8 @@ def _java_selector_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[I
          r"EOF during handshake, handshake status is [A-Z_]+",
          "Caused by: java.io.EOFException: EOF during handshake, handshake status is NEED_UNWRAP")
 def _java_eof_during_handshake(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield with_connection(scan, Sighting(TLS_ON_PLAINTEXT, JAVA, detail="EOF during TLS handshake", guess=m.group(0),
-                                         alternatives=("BROKER_CLOSED_CONNECTION",)))
+    sighting = Sighting(TLS_ON_PLAINTEXT, JAVA, detail="EOF during TLS handshake")
+    yield with_connection(scan, hung_up_in_handshake(sighting, m.group(0)))
 
 
 # SaslClientAuthenticator.createSaslClient: javax.security.sasl.Sasl found no SaslClientFactory for the mechanism

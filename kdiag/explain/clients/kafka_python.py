@@ -16,7 +16,7 @@ from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_
                                      CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER,
                                      NOT_IN_METADATA, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
-                                     dns_status, registrar, split_endpoint, tcp_status)
+                                     dns_status, hung_up_in_handshake, registrar, split_endpoint, tcp_status)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -275,11 +275,14 @@ def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterato
     elif m.group("closed"):
         yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group("closed"))
     elif m.group("ssl") in _SSL_NOT_TLS:  # the TLS handshake met a peer that does not speak TLS
-        yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
+        sighting = Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
+        yield hung_up_in_handshake(sighting, m.group(0)) if m.group("ssl") == _HANG_UP else sighting
 
 
-# Python's ssl module when the other side is not TLS: a plaintext listener hangs up on the ClientHello.
+# Python's ssl module when the other side is not TLS: bytes that are not TLS, or (UNEXPECTED_EOF_WHILE_READING) a
+# hang-up on the ClientHello, which a plaintext listener does and a proxy or broker turning connections away too.
 _SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
+_HANG_UP = "UNEXPECTED_EOF_WHILE_READING"
 
 
 # The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not

@@ -11,8 +11,8 @@ from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
                                      HOST, KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, dns_status, handshake_failure_alert, registrar,
-                                     split_endpoint, tcp_status)
+                                     client_certificate_symptom, dns_status, handshake_failure_alert,
+                                     hung_up_in_handshake, registrar, split_endpoint, tcp_status)
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 
@@ -84,8 +84,8 @@ def _kafkajs_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          'secure TLS connection was established\\n    at TLSSocket.onConnectEnd (node:_tls_wrap:1752:19)"}')
 def _kafkajs_tls_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = _kafkajs_endpoint(m.string, scan)
-    yield Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string), detail=m.group(0),
-                   guess="Client network socket disconnected before secure TLS connection was established")
+    yield hung_up_in_handshake(Sighting(TLS_ON_PLAINTEXT, KAFKAJS, host, port, role=_kafkajs_role(m.string),
+                                        detail=m.group(0)), m.group(0))
 
 
 # Node's words for OpenSSL's verify errors (Node 20 writes "self-signed", older ones "self signed"; node's

@@ -13,10 +13,10 @@ from kdiag.explain.clients.librdkafka_names import AFTER_STATE, CLOSED_HOW, RdBr
 from kdiag.explain.clients.sasl_answers import refused_for_its_own_reason
 from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTION_CLOSED, HOST, HOSTPORT,
                                      KERBEROS_PRINCIPAL, LIBRDKAFKA, MESSAGE_TIMEOUT, METADATA_FAILED, NOT_KAFKA,
-                                     NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT,
-                                     SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT,
-                                     TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, parse_mechanisms, registrar,
+                                     NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, SASL_CREDENTIALS,
+                                     SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
+                                     TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
+                                     client_certificate_symptom, hung_up_in_handshake, parse_mechanisms, registrar,
                                      size_sighting, split_endpoint)
 
 PATTERNS: list[Pattern] = []
@@ -96,9 +96,17 @@ def _rd_ssl_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
                                            alternatives=("BROKER_TOO_OLD",))
 
 
-# What OpenSSL says when the other side of a handshake does not speak TLS (a plaintext listener hangs up).
+# What OpenSSL says when the other side of a handshake does not speak TLS: bytes that are not TLS (certain), or a
+# hang-up with no byte (librdkafka's own "connecting to a PLAINTEXT broker listener?" guess included): likely, as a
+# plaintext listener and a proxy or a broker turning connections away end the same.
 _NOT_TLS = (r"(?:unexpected eof while reading|wrong version number|packet length too long|record layer failure"
             r"|http request)")
+_HANG_UP = ("unexpected eof while reading", "connecting to a PLAINTEXT broker listener")
+
+
+def _not_tls(m: re.Match[str], detail: str) -> Sighting:
+    sighting = RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=detail)
+    return hung_up_in_handshake(sighting, detail) if any(h in detail for h in _HANG_UP) else sighting
 
 
 @pattern("librdkafka.plaintext_listener", LIBRDKAFKA, "SSL handshake failed",
@@ -107,7 +115,7 @@ _NOT_TLS = (r"(?:unexpected eof while reading|wrong version number|packet length
          "ssl://127.0.0.1:9092/bootstrap: SSL handshake failed: error:0A000126:SSL routines::unexpected eof while "
          "reading (after 3ms in state SSL_HANDSHAKE)")
 def _rd_plaintext_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=AFTER_STATE.sub("", m.group("why")))
+    yield _not_tls(m, AFTER_STATE.sub("", m.group("why")))
 
 
 # The same failure without the "SSL handshake failed:" prefix: librdkafka words it this way when the
@@ -119,7 +127,7 @@ def _rd_plaintext_listener(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "ssl://127.0.0.1:56719/bootstrap: error:0A000126:SSL routines::unexpected eof while reading "
          "(after 2ms in state SSL_HANDSHAKE)")
 def _rd_plaintext_listener_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=f"SSL handshake: {m.group('why').strip()}")
+    yield _not_tls(m, f"SSL handshake: {m.group('why').strip()}")
 
 
 # The error alone, as the bindings raise it (.NET's KafkaException, Python's KafkaError): the handshake failed and

@@ -10,7 +10,8 @@ from collections.abc import Iterator
 from kdiag.explain.clients.librdkafka_names import RdBroker
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (CERT_NAME, LIBRDKAFKA, TLS_ON_PLAINTEXT, Item, Pattern, ScanState,
-                                     client_certificate_symptom, handshake_failure_alert, registrar)
+                                     client_certificate_symptom, handshake_failure_alert, hung_up_in_handshake,
+                                     registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -25,9 +26,8 @@ pattern = registrar(PATTERNS)
          "ssl://b1.example:9093/bootstrap: Disconnected: during SSL connection handshake (after 2ms in state "
          "SSL_HANDSHAKE)")
 def _rd_ssl_handshake_hangup(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail="Disconnected: during SSL connection handshake",
-                                           guess="Disconnected: during SSL connection handshake (the peer hung up on "
-                                                 "the ClientHello)", alternatives=("BROKER_CLOSED_CONNECTION",))
+    said = "Disconnected: during SSL connection handshake"
+    yield hung_up_in_handshake(RdBroker.find(m.string).sighting(TLS_ON_PLAINTEXT, detail=said), said)
 
 
 # rd_kafka_transport_ssl_verify: SSL_get_verify_result after a handshake an ssl.certificate.verify_cb let through;

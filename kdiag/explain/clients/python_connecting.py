@@ -26,7 +26,8 @@ from kdiag.explain.clients.kafka_python import ERRNO_NAMES, ERRNO_TCP, kafka_net
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
                                      HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
                                      UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, handshake_failure_alert, registrar, split_endpoint)
+                                     dns_status, handshake_failure_alert, hung_up_in_handshake, registrar,
+                                     split_endpoint)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -166,10 +167,12 @@ _CONNECTING = re.compile(rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node wit
          "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: WRONG_VERSION_NUMBER] wrong version number "
          "(_ssl.c:1006)")
 def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    if _CONNECTING.search(m.string) is None and (m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"):
+    hang_up = m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"  # no byte came back: likely
+    if _CONNECTING.search(m.string) is None and hang_up:
         return
     client, host, port, node_id, role = _python_connection(m.string)
-    yield Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
+    sighting = Sighting(TLS_ON_PLAINTEXT, client, host, port, node_id=node_id, role=role, detail=m.group(0))
+    yield hung_up_in_handshake(sighting, m.group(0)) if hang_up else sighting
 
 
 def _python_connection(line: str) -> tuple[str, str | None, int | None, int | None, str]:
@@ -206,7 +209,7 @@ def _python_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"SSL connection closed by server during handshake", "WARNING:kafka.conn:SSL connection closed by server "
          "during handshake.")
 def _kafka_python_ssl_closed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0))
+    yield hung_up_in_handshake(Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, detail=m.group(0)), m.group(0))
 
 
 # conn.py send/recv: log.exception("%s: Error sending request data" (1.4: "Error sending request data to %s"),

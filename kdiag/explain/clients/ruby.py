@@ -29,7 +29,7 @@ from kdiag.explain.clients.generic import failure_at, gave_up, remember
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (BOOTSTRAP, CONNECT, HOST, NO_LEADER, OTHER, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState,
-                                     Sighting, registrar)
+                                     Sighting, hung_up_in_handshake, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -152,5 +152,4 @@ def _scram_failed(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          r"(?: peeraddr=(?P<hp>\S+))?[^\n]{0,80}", "OpenSSL::SSL::SSLError: SSL_connect SYSCALL returned=5 errno=0 "
          "state=SSLv2/v3 read server hello A")
 def _ssl_connect_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TLS_ON_PLAINTEXT, OTHER, detail=m.group(0)[:120],
-                   guess=f"{m.group(0)[:120]} (the listener closed the connection on the TLS handshake)")
+    yield hung_up_in_handshake(Sighting(TLS_ON_PLAINTEXT, OTHER, detail=m.group(0)[:120]), m.group(0)[:120])

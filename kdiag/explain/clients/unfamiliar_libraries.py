@@ -22,7 +22,7 @@ from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, OTHER, PLAINTEXT_ON_TLS,
                                      RESOLVE, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern,
-                                     ScanState, Sighting, registrar)
+                                     ScanState, Sighting, hung_up_in_handshake, registrar)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -91,8 +91,7 @@ def _rustls_peer_certificate(m: re.Match[str], scan: ScanState) -> Iterator[Item
 @pattern("rustls.handshake_eof", OTHER, "tls handshake eof", r"\btls handshake eof\b",
          'error connecting to broker "b1.example:9092": IO Error: tls handshake eof')
 def _rustls_handshake_eof(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(TLS_ON_PLAINTEXT, OTHER, detail=m.group(0), guess="tls handshake eof (the listener closed the "
-                   "connection on the TLS handshake)")
+    yield hung_up_in_handshake(Sighting(TLS_ON_PLAINTEXT, OTHER, detail=m.group(0)), m.group(0))
 
 
 # The give-ups: kafka-rust's Error::NoHostReachable as Display, kafka-node's connectToBrokers and its broker list,

@@ -110,10 +110,7 @@ CLIENTS_GUESS = {"msk.plaintext_on_tls_port.kcat_list", "sasl.required.kcat_list
                  "sasl.required.franz",
                  # franz-go's "an immediate EOF, which often means the client is using TLS when the broker is not
                  # expecting it": its own guess
-                 "tls.tls_on_plaintext.franz",
-                 # Node's "Client network socket disconnected before secure TLS connection was established" (ECONNRESET
-                 # in _tls_wrap's onConnectEnd): a plaintext listener or anything in between that cuts TLS
-                 "tls.tls_on_plaintext.kafkajs"}
+                 "tls.tls_on_plaintext.franz"}
 
 
 # librdkafka's own hint alone ("certificate verify failed: broker certificate could not be verified, ..."): since 2.0 it
@@ -125,6 +122,13 @@ CERTIFICATE_HINT = {"tls.untrusted.kcat_list", "tls.name_not_in_certificate.kcat
 # A request that timed out on an open connection: the path's idle drop is the likely reading, never certain (a broker
 # that stopped answering in time says the same words)
 REQUEST_TIMED_OUT = {"idle_nat.kcat_produce", "idle_nat.confluent_producer", "idle_nat.console_producer"}
+
+
+# A hang-up in the client's TLS handshake with no alert (OpenSSL's "unexpected eof while reading", Java's "terminated
+# during authentication" with TLS on, Sarama's EOF sending ApiVersions with -tls): a plaintext listener likely, a broker or
+# proxy turning connections away the other reading (sightings.hung_up_in_handshake)
+HUNG_UP_IN_HANDSHAKE = {"tls.tls_on_plaintext.console_producer", "tls.tls_on_plaintext.kcat_list",
+                        "tls.tls_on_plaintext.sarama", "tls.tls_on_plaintext.kafkajs"}
 
 
 # Broker lists (kcat -L) whose brokers only the metadata shows: a warning, tested on its own below.
@@ -150,6 +154,9 @@ def test_captured_client_output_maps_to_the_reports_finding_id(name):
     elif name in CERTIFICATE_HINT:
         assert first.severity == "warning" and first.title.startswith("Likely: ")
         assert "TLS_HOSTNAME_MISMATCH" in ids(explanation)
+    elif name in HUNG_UP_IN_HANDSHAKE:
+        assert first.severity == "warning" and first.title.startswith("Likely: ")
+        assert ids(explanation)[1:] == ["BROKER_CLOSED_CONNECTION"]
     elif name in REQUEST_TIMED_OUT:
         assert first.severity == "warning" and first.title.startswith("Likely: ") and "--idle-check" in first.fix
     elif EXPECTED[name] == "ROUNDTRIP_FAILED":  # records lost, and no line says why: never certain

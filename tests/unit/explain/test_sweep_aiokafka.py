@@ -35,7 +35,7 @@ ROWS = [
     row("wrong-version-number", "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: WRONG_VERSION_NUMBER] "
         "wrong version number (_ssl.c:1006)", CERTAIN, "TLS_UNEXPECTED"),
     row("eof-in-connect", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [SSL: UNEXPECTED_EOF_WHILE_READING] "
-        "EOF occurred in violation of protocol (_ssl.c:1006)", CERTAIN, "TLS_UNEXPECTED"),
+        "EOF occurred in violation of protocol (_ssl.c:1006)", LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     # Windows' Proactor loop: WinError 1225 (ERROR_CONNECTION_REFUSED), 121 (the semaphore timeout)
     row("winerror-refused", "ERROR:aiokafka:Unable connect to \"b1.example:9092\": [WinError 1225] The remote computer "
         "refused the network connection", CERTAIN, "BOOTSTRAP_REFUSED"),

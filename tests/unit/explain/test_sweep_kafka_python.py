@@ -61,9 +61,9 @@ ROWS = [
         "attempt timed out", READING, "TLS_EXPECTED", "SASL_REQUIRED"),
     # --- TLS -----------------------------------------------------------------------------------------------------
     row("ssl-closed-in-handshake", f"WARNING:kafka.conn:{conn(state='handshake', host='b1.example:9093')}: SSL "
-        "connection closed by server during handshake.", CERTAIN, "TLS_UNEXPECTED"),
+        "connection closed by server during handshake.", LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     row("ssl-closed-in-handshake-1.4", "WARNING:kafka.conn:SSL connection closed by server during handshake.",
-        CERTAIN, "TLS_UNEXPECTED"),
+        LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     row("verify-failed", f"ERROR:kafka.conn:{conn(state='handshake', host='b1.example:9093')}: Closing connection. "
         "KafkaConnectionError: [SSL: CERTIFICATE_VERIFY_FAILED] certificate verify failed: self signed certificate "
         "in certificate chain (_ssl.c:1129)", CERTAIN, "TLS_CERT_UNTRUSTED"),

@@ -117,14 +117,17 @@ ROWS = [
     row("ca-python", py("_SSL", -181, "ssl://b1.example:9093/bootstrap: SSL handshake failed: error:0A000086:SSL routines"
                                       "::certificate verify failed" + CA_HINT + " (after 9ms in state SSL_HANDSHAKE)"),
         LIKELY, "TLS_CERT_UNTRUSTED", "TLS_HOSTNAME_MISMATCH"),
-    # a TLS client at a plaintext listener: the broker reads the ClientHello as a huge size and hangs up
+    # a TLS client at a plaintext listener: the broker reads the ClientHello as a huge size and hangs up; a broker or
+    # proxy turning connections away hangs up the same (librdkafka's own hint ends in "?"): likely
     row("plaintext-eof", rd("SSL handshake failed: error:0A000126:SSL routines::unexpected eof while reading (after 3ms "
-                            "in state SSL_HANDSHAKE)", TLS), CERTAIN, "TLS_UNEXPECTED"),
+                            "in state SSL_HANDSHAKE)", TLS), LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     row("plaintext-closed-2.11", rd("SSL handshake failed: Disconnected: connection closed by peer: connecting to a "
                                     "PLAINTEXT broker listener? (after 3ms in state SSL_HANDSHAKE)", TLS),
-        CERTAIN, "TLS_UNEXPECTED"),
+        LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     row("plaintext-closed-1.x", rd("SSL handshake failed: Disconnected: connecting to a PLAINTEXT broker listener? (after "
-                                   "3ms in state SSL_HANDSHAKE)", TLS), CERTAIN, "TLS_UNEXPECTED"),
+                                   "3ms in state SSL_HANDSHAKE)", TLS), LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
+    row("plaintext-bytes", rd("SSL handshake failed: error:0A00010B:SSL routines::wrong version number (after 3ms in "
+                              "state SSL_HANDSHAKE)", TLS), CERTAIN, "TLS_UNEXPECTED"),
     row("ssl-handshake-pollhup", rd("Disconnected: during SSL connection handshake (after 2ms in state SSL_HANDSHAKE)",
                                     TLS), LIKELY, "TLS_UNEXPECTED", "BROKER_CLOSED_CONNECTION"),
     # the broker's alert: it wants a client certificate

@@ -182,8 +182,10 @@ def test_javas_terminated_during_authentication_alone_is_likely_tls_on_a_plainte
     assert "SASL client without TLS" in finding.explanation
 
 
-def test_javas_terminated_during_authentication_with_tls_on_in_the_paste_stays_certain():
-    assert found("\tsecurity.protocol = SSL\n" + TERMINATED) == [("TLS_UNEXPECTED", "error")]
+def test_javas_terminated_during_authentication_with_tls_on_in_the_paste_is_a_likely_hang_up_in_the_handshake():
+    # a plaintext listener hangs up on a ClientHello; a firewall or a broker turning connections away too (its own words)
+    assert found("\tsecurity.protocol = SSL\n" + TERMINATED) == [("TLS_UNEXPECTED", "warning"),
+                                                                ("BROKER_CLOSED_CONNECTION", "warning")]
 
 
 # --- a tool that says only EOF, behind any prefix -----------------------------------------------------------
