@@ -7,9 +7,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, BROKER, BROKER_CLOSED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     SASL_NEEDED, TLS_ON_PLAINTEXT, Item, Pattern, ScanState, Sighting, parse_mechanisms, registrar,
-                                     with_connection)
+from kdiag.explain.sightings import (ADVERTISED, BROKER, BROKER_CLOSED, JAVA, NONROUTABLE, PLAINTEXT_ON_TLS, REDACTED,
+                                     SASL_CREDENTIALS, SASL_MECHANISM, SASL_NEEDED, TLS_ON_PLAINTEXT, Item, Pattern,
+                                     ScanState, Sighting, parse_mechanisms, registrar, with_connection)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -38,8 +38,13 @@ def broker_context(line: str) -> bool:
     return "[SocketServer " in line
 
 
+# The client's address as a paste hides it: <ip-address>, ***, xxx.xxx.xxx.xxx, or a word in capitals (INTERNAL_IP)
+HIDDEN_PEER = rf"{REDACTED}|[A-Z][A-Z0-9_]{{1,30}}"
+
+
 @pattern("broker.failed_authentication", JAVA, "Failed authentication with",
-         r"Failed authentication with (?:(?P<name>[^\s/()]+)/|/)?(?P<peer>[0-9A-Fa-f:.]+) \((?:channelId=[^)]*\) \()?"
+         rf"Failed authentication with (?:(?P<name>[^\s/()]+)/|/)?(?P<peer>[0-9A-Fa-f:.]+|{HIDDEN_PEER}) "
+         r"\((?:channelId=[^)]*\) \()?"
          r"(?P<why>.*?)\)"
          r"(?:\s+\(org\.apache[\w.$]*\)(?: \[.*)?)?\s*$",
          "[2026-11-25 11:40:02,118] INFO [SocketServer listenerType=BROKER, nodeId=1] Failed authentication with "
