@@ -65,11 +65,9 @@ def _java_no_entry(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
 def _java_cant_resolve(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     host, port = m.group("host"), int(m.group("port"))
     connection = scan.recent_connection(host)
-    node = connection.node_id if connection is not None else None
-    role = node_role(node) if node is not None else UNKNOWN
-    broker = 2**31 - 1 - node if node is not None and role == COORDINATOR else node
-    yield Sighting(RESOLVE, JAVA, host, port, node_id=broker if broker is not None and broker >= 0 else None,
-                   role=role, status="nxdomain", detail=m.group(0))
+    where = node_where(connection.node_id, bootstrap_index=False) if connection is not None and \
+        connection.node_id is not None else {"role": UNKNOWN}
+    yield Sighting(RESOLVE, JAVA, host, port, status="nxdomain", detail=m.group(0), **where)  # type: ignore[arg-type]
 
 
 # Selector.pollSelectionKeys: an IOException on a connection, its connect refused most often, is logged as

@@ -176,3 +176,12 @@ def test_zookeepers_unable_to_resolve_is_not_a_kafka_connection():
     line = ("WARN [main-SendThread(zk-1.example:2181)] Unable to resolve address: zk-1.example:2181 "
             "(org.apache.zookeeper.ClientCnxn)")
     assert ids(explained(line)) == []
+
+
+def test_selectors_cant_resolve_on_a_coordinators_connection_names_its_broker_and_says_why():
+    # connection 2147483646 is Integer.MAX_VALUE - 1: the group coordinator, broker 1 (node_where, as every Java line)
+    paste = ("WARN [Consumer clientId=c-1, groupId=g] Error connecting to node kafka-1.example:9092 (id: 2147483646 "
+             "rack: null) (org.apache.kafka.clients.NetworkClient)\n"
+             "java.io.IOException: Can't resolve address: kafka-1.example/<unresolved>:9092\n")
+    [finding] = explained(paste).findings
+    assert finding.evidence["node_id"] == 1 and "Integer.MAX_VALUE - 1" in str(finding.evidence.get("role_from"))
