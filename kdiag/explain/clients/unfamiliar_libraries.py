@@ -20,9 +20,9 @@ from collections.abc import Iterator
 from kdiag.explain.clients.generic import RECENT_LINES, gave_up
 from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, OTHER, PLAINTEXT_ON_TLS,
-                                     RESOLVE, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern,
-                                     ScanState, Sighting, hung_up_in_handshake, registrar)
+from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, NOT_KAFKA, OTHER, RESOLVE,
+                                     SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern, ScanState,
+                                     Sighting, hung_up_in_handshake, registrar, size_sighting)
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
@@ -67,15 +67,16 @@ def _rskafka_unsupported_mechanism(m: re.Match[str], scan: ScanState) -> Iterato
     yield Sighting(SASL_MECHANISM, OTHER, detail=m.group(0))
 
 
-# rskafka frame.rs: "Message too large, limit is {limit} bytes but got {actual} bytes". A length whose first bytes
-# are 0x15 0x03 is a TLS alert record (a TLS listener answering plaintext), as franz-go says in words.
+# rskafka frame.rs: "Message too large, limit is {limit} bytes but got {actual} bytes". The length read as every
+# client's bogus response size is (sightings.size_sighting): a TLS record's first bytes (a TLS listener answering
+# plaintext), another protocol's text, or a real answer just over the limit (nothing said).
 @pattern("rskafka.frame_too_large", OTHER, "Message too large, limit is ",
-         r"Message too large, limit is \d+ bytes but got (?P<size>\d{9,10}) bytes",
+         r"Message too large, limit is (?P<limit>\d+) bytes but got (?P<size>\d{1,10}) bytes",
          "Cannot read framed message: Message too large, limit is 104857600 bytes but got 352518912 bytes")
 def _rskafka_frame_too_large(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    size = int(m.group("size"))
-    if size >> 24 == 0x15 and (size >> 16) & 0xFF == 0x03:
-        yield Sighting(PLAINTEXT_ON_TLS, OTHER, detail=f"response size {size}: a TLS alert record")
+    sighting = size_sighting(Sighting(NOT_KAFKA, OTHER), int(m.group("size")), int(m.group("limit")))
+    if sighting is not None:
+        yield sighting
 
 
 # rustls (rskafka's transport-tls): "invalid peer certificate: UnknownIssuer" / "NotValidForName" (rustls before

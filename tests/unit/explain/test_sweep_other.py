@@ -228,6 +228,13 @@ ROWS = [
     row("rskafka tls alert as a length", RSKAFKA, 'Error: Connection error: error connecting to broker '
         '"b1.example:9093": cannot sync versions: Request error: Cannot read framed message: Message too large, limit '
         "is 104857600 bytes but got 352518912 bytes", certain=("TLS_EXPECTED",)),
+    # the same length read as every client's (sightings.size_sighting): HTTP's "HTTP" as a length, and a real answer
+    # just over the limit, which says nothing about the listener
+    row("rskafka http as a length", RSKAFKA, 'Error: Connection error: error connecting to broker "b1.example:8080": '
+        "cannot sync versions: Request error: Cannot read framed message: Message too large, limit is 104857600 bytes "
+        "but got 1213486160 bytes", certain=("NOT_KAFKA",)),
+    row("rskafka answer just over the limit", RSKAFKA, "Cannot read framed message: Message too large, limit is "
+        "104857600 bytes but got 104857700 bytes"),
     # rustls through src/connection/transport.rs "IO Error: {0}"
     row("rskafka rustls unknown issuer", RSKAFKA, 'Error: Connection error: error connecting to broker '
         '"b1.example:9093": IO Error: invalid peer certificate: UnknownIssuer', certain=("TLS_CERT_UNTRUSTED",)),
