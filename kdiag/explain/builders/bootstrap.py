@@ -3,6 +3,8 @@ address does not resolve, or does not accept the connection."""
 
 from __future__ import annotations
 
+import re
+
 from kdiag.diagnose.hosts import LOOPBACK, UNSPECIFIED, classify_host, normalise_host
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
@@ -16,9 +18,16 @@ from kdiag.report import Endpoint
 from probes.hostport import hostport
 from probes.results import DnsResult
 
+SERVICE_LINK = re.compile(r"(?P<host>[^:/\s]+):(?:tcp|udp)://(?P<ip>\S+):(?P<port>\d{1,5})")
+"""``host:tcp://ip:port``: an address whose port is a Kubernetes service link's value (scheme_addresses)."""
+
+
 def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
     status = subject.status or "nxdomain"
     endpoint = subject.endpoint or Endpoint(BOOTSTRAP_HOST, 9092)
+    link = SERVICE_LINK.fullmatch(endpoint.host)
+    if link is not None:
+        return _port_from_a_service_link(subject, context, link, status)
     if "://" in endpoint.host:
         return _written_as_a_listener(subject, context, endpoint.host, status)
     kind = classify_host(endpoint.host)
@@ -57,6 +66,26 @@ def _written_as_a_listener(subject: Subject, context: Context, written: str, sta
     return finding("BOOTSTRAP_UNRESOLVABLE", "error", f"The client's bootstrap address {written} carries a listener's "
                    f"scheme ({scheme}://)", explanation, evidence(subject, context, confirm, dns_status=status),
                    with_confirm(fix, confirm))
+
+
+def _port_from_a_service_link(subject: Subject, context: Context, link: re.Match[str], status: str) -> Finding:
+    """A bootstrap address built with a Kubernetes service link's value as its port (``host:tcp://ip:port``)."""
+    written, host = link.group(0), link.group("host")
+    used = Endpoint(host, int(link.group("port")))
+    explanation = (f"{client_said(subject)} The client's bootstrap address is {written}: a host, then where its port "
+                   f"belongs tcp://{link.group('ip')}:{link.group('port')}, the value Kubernetes gives a service link "
+                   "variable. For every Service in the namespace the kubelet sets <SERVICE>_PORT=tcp://ip:port (beside "
+                   "<SERVICE>_SERVICE_HOST and <SERVICE>_SERVICE_PORT) in each container, so an application that reads its broker's "
+                   "port from a variable of that name (KAFKA_PORT, REDPANDA_PORT) gets the link's value instead. The "
+                   f"client looked up a host named {written}, which no resolver has, so it never reached a broker."
+                   + consequence_sentence(context))
+    confirm = context.confirm(fallback=used)
+    fix = (f"Give the client {hostport(used.host, used.port)} as its bootstrap address. Set the variable the "
+           "application reads explicitly in the pod spec (or give it a name no Service can produce), or set "
+           "enableServiceLinks: false in the pod spec so the kubelet does not inject the Services' variables.")
+    return finding("BOOTSTRAP_UNRESOLVABLE", "error", f"The client's bootstrap address {written} has a Kubernetes "
+                   "service link's value where its port belongs", explanation,
+                   evidence(subject, context, confirm, dns_status=status), with_confirm(fix, confirm))
 
 
 _CONNECT_WHY = {

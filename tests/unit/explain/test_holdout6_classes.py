@@ -1,10 +1,12 @@
-"""The classes the twelfth collection round's misses asked for (holdout6, scored blind, then read), each from the
-source's own format string, with invented hosts (documentation names and addresses) and a near miss beside it."""
+"""The classes the twelfth and thirteenth collection rounds' misses asked for (holdout6 and holdout7, each scored blind,
+then read), each from the source's own format string, with invented hosts (documentation names and addresses) and a
+near miss beside it."""
 
 from __future__ import annotations
 
 import pytest
 
+from kdiag.explain.engine import explain_text
 from tests.unit.explain.sweep_rows import reads
 
 BROKER = "[2026-12-08 01:00:00,000] INFO [SocketServer brokerId=2] Failed authentication with {peer} ({why}) " \
@@ -31,3 +33,29 @@ ROWS = [
 @pytest.mark.parametrize("text, expectation", ROWS)
 def test_holdout6_classes_read_as_their_sources_mean(text, expectation):
     reads(text + "\n", expectation)
+
+
+# --- the thirteenth round (holdout7): a port from a Kubernetes service link -----------------------------------
+
+SERVICE_LINK = ("failed to dial: failed to open connection to [kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092]:9092: "
+                "dial tcp: lookup kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092: no such host")
+
+
+@pytest.mark.parametrize("line", [
+    SERVICE_LINK,  # kafka-go
+    "[sarama] 2026/12/08 01:00:00 Failed to connect to broker kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092: dial tcp: "
+    "lookup kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092 on 10.96.0.10:53: no such host",
+])
+def test_a_port_from_a_kubernetes_service_link_is_a_certain_bootstrap_address_built_from_that_variable(line):
+    [finding] = explain_text(line + "\n").findings
+    assert (finding.id, finding.severity) == ("BOOTSTRAP_UNRESOLVABLE", "error")
+    assert "service link" in finding.title and "enableServiceLinks: false" in finding.fix
+    assert "kdiag bootstrap kafka.ns.svc.cluster.local:9092" in finding.fix
+
+
+def test_a_listeners_scheme_and_a_plain_name_keep_their_own_readings():
+    scheme = "dial tcp: lookup SASL_SSL://kafka.ns.svc.cluster.local:9092: no such host"
+    [finding] = explain_text(scheme + "\n").findings
+    assert "listener's scheme" in finding.title and "service link" not in finding.explanation
+    plain = "dial tcp: lookup kafka.ns.svc.cluster.local: no such host"
+    assert all("service link" not in f.title for f in explain_text(plain + "\n").findings)
