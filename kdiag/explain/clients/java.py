@@ -230,7 +230,13 @@ def _java_request_timeout(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
          "this topic-partition.")
 def _unknown_topic(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     client = JAVA if "Exception" in m.string else ANY
-    yield Sighting(TOPIC_MISSING, client, topic=scan.topic)
+    # With no topic named anywhere above, the code alone is a likely reading: a produce or fetch to a partition the
+    # topic does not have (a mirror whose source has more partitions), or to a broker that no longer hosts it (a
+    # reassignment the client's metadata has not caught up with), is answered with the same words. The answer to a
+    # Metadata request (kafkajs's "Response Metadata(...)") asks for no partition: a topic missing.
+    certain = scan.topic or re.search(r"\bResponse Metadata\(", m.string)
+    guess = None if certain else f"{m.group(0)} (no topic named: or a partition it does not have)"
+    yield Sighting(TOPIC_MISSING, client, topic=scan.topic, guess=guess)
 
 
 @pattern("any.topic_authorization", ANY, "Not authorized to access topics",

@@ -59,3 +59,17 @@ def test_a_listeners_scheme_and_a_plain_name_keep_their_own_readings():
     assert "listener's scheme" in finding.title and "service link" not in finding.explanation
     plain = "dial tcp: lookup kafka.ns.svc.cluster.local: no such host"
     assert all("service link" not in f.title for f in explain_text(plain + "\n").findings)
+
+
+# UNKNOWN_TOPIC_OR_PARTITION's own words with no topic named: a partition the topic does not have, or a broker that
+# no longer hosts it, answer the same; likely, not certain. A topic the metadata names missing stays certain.
+@pytest.mark.parametrize("text, expectation", [
+    ("Failed to send message to mirror_out:\nUNKNOWN_TOPIC_OR_PARTITION: This server does not host this "
+     "topic-partition", "likely:TOPIC_NOT_FOUND"),
+    ("Caused by: org.apache.kafka.common.errors.UnknownTopicOrPartitionException: This server does not host this "
+     "topic-partition.", "likely:TOPIC_NOT_FOUND"),
+    ("[INFO] new topic metadata wait failed, retrying wait; topic: orders, err: UNKNOWN_TOPIC_OR_PARTITION: This "
+     "server does not host this topic-partition.", "TOPIC_NOT_FOUND"),
+])
+def test_unknown_topic_or_partition_is_certain_only_where_a_topic_is_named(text, expectation):
+    reads(text + "\n", expectation)
