@@ -121,8 +121,9 @@ def test_lines_of_one_length_that_each_start_a_record_are_not_read_as_a_wrap():
 def test_the_corpus_and_the_lab_captures_are_not_rewritten_beyond_their_shape():
     """Only the originals that carry a shape themselves (an escaped stack trace, a JSON record with its stack) change
     their line count, and the few whose one line of a terminal's width (80, 120) is taken for the head of a wrapped
-    one (a command line followed by its answer), and pastes soft-wrapped at words (joined back): 21 of the 867 when last
-    measured (the eleventh set brought a Java trace a shipper escaped, a ruby-kafka line wrapped at a word, and a
+    one (a command line followed by its answer), and pastes soft-wrapped at words (joined back): 23 of the 934 when last
+    measured (the thirteenth set brought a kafkajs JSON record with its escaped stack and a Java trace whose elided
+    frames (" ...") are joined; before it 21 of 867; the eleventh set brought a Java trace a shipper escaped, a ruby-kafka line wrapped at a word, and a
     Kubernetes condition whose YAML message is folded across lines, each joined back; before it 18 of 804; the tenth brought a Sarama container line whose JSON holds an escaped break, and a terminal box's
     lines wrapped at its width, joined back; before it 16 of 709) (the fifth blind set brought a kafkajs JSON record with its stack, and a lua-resty metadata dump and a
     segmentio line whose first line is taken for the head of a wrapped one; the sixth a kcat listing whose first
@@ -132,4 +133,4 @@ def test_the_corpus_and_the_lab_captures_are_not_rewritten_beyond_their_shape():
     changed = [name for name, text in ORIGINALS
                if len([line for b in normalised(text_blocks(text)) for line in b.lines])
                != len([line for b in text_blocks(text) for line in b.lines])]
-    assert len(changed) <= 21, changed
+    assert len(changed) <= 23, changed
