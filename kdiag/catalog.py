@@ -65,7 +65,7 @@ ENTRY_TEXTS: dict[str, EntryText] = {
         "to finish within the run's timeout: a hung broker, a proxy that cannot forward, an MTU black hole. Or it "
         "answered nothing and did not react when kdiag closed its side either: the kernel accepted the connection "
         "but the broker's process is not reading (frozen: a long GC pause, SIGSTOP, a paused VM; or hung).",
-        (METADATA, ADVERTISED),
+        (METADATA, ADVERTISED, EXPLAIN),
         "Check the broker's health (stopped? ps state T; GC log, jstack) and the network path (MTU); the evidence "
         "says how many bytes came in how long."),
     "BROKER_CLOSED_CONNECTION": EntryText(

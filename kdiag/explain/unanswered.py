@@ -63,6 +63,7 @@ class GaveUp:
     after_metadata: bool = False
     pinned_versions: str = ""  # the setting whose version the family sends unasked ("" when it asks the broker)
     gave_up: re.Pattern[str] | None = None  # the lines' details that are the client giving up (None: every one)
+    waits_for_ready: bool = False  # the words also end a wait for a connection that never became ready to send
 
     def said_by(self, groups: list[Group]) -> bool:
         return self.gave_up is None or any(self.gave_up.fullmatch(g.first.detail or "") for g in groups)
@@ -86,10 +87,11 @@ _GAVE_UP = {
     # Not its bare "Local: Broker transport failure": one connection failed or closed; nor "1/3 brokers are down".
     LIBRDKAFKA: GaveUp(_SASL, gave_up=re.compile(rf"All broker connections are down|AllBrokersDown|{NO_BROKER_UP}"
                                                  r"|(?P<n>\d+)/(?P=n)")),
-    # Java: the admin's "Timed out waiting for a node assignment" and the consumer's "Timeout expired while fetching topic
-    # metadata" once no node became ready (the bootstrap, or a broker its metadata named); a refused login raises its
-    # own SaslAuthenticationException, so only a login never made ends so.
-    JAVA: GaveUp(("SASL_REQUIRED",), after_metadata=True),
+    # Java: the admin's "Timed out waiting for a node assignment" (and "waiting to send the call") and the consumer's
+    # "Timeout expired while fetching topic metadata" once no node became ready (the bootstrap, or a broker its metadata
+    # named); a refused login raises its own SaslAuthenticationException, so only a login never made ends so. A node
+    # becomes ready once its ApiVersions is answered: a listener that accepts and never answers ends the same way.
+    JAVA: GaveUp(("SASL_REQUIRED",), after_metadata=True, waits_for_ready=True),
 }
 
 
@@ -116,6 +118,7 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
     sasl = ["SASL_AUTH_FAILED", "SASL_MECHANISM_MISMATCH"] if facts.sasl else \
         [] if facts.security is not None else list(family.sasl)
     older = ["BROKER_TOO_OLD"] if family.pinned_versions else []
+    stalled = ["BROKER_STALLED"] if gave_up and family.waits_for_ready else []
     advertised = ["ADVERTISED_UNRESOLVABLE", "ADVERTISED_LOOPBACK", "ADVERTISED_UNREACHABLE"] if family.after_metadata \
         else []
     if context.bootstrap and all(classify_host(e.host).kind == LOOPBACK for e in context.bootstrap):
@@ -132,12 +135,15 @@ def nobody_answered(groups: list[Group], context: Context, builders: Mapping[str
               f"the bootstrap reached, but older than the request versions the client sends unasked (its "
               f"{family.pinned_versions}; {older[0]})"
               if older else "",
+              "the bootstrap's connection accepted, but never answered (a frozen broker, or a proxy without a "
+              f"backend; {stalled[0]})" if stalled else "",
               f"the bootstrap answered, but the brokers its metadata advertises not usable from the client's machine "
               f"({join_words(advertised)})" if advertised else ""]
     said = (f"The client says only that it reached no broker{where}, and no line says why; each of these ends so: "
             f"{'; '.join(s for s in stages if s)}. `{confirm}` on the client's machine decides: it connects to the "
             "bootstrap, logs in, then connects to every advertised broker, and says which step fails.")
-    found = _readings_of(reach + tls + sasl + older, tuple(groups), host, port, BOOTSTRAP, context, builders, said,
+    found = _readings_of(reach + tls + sasl + older + stalled, tuple(groups), host, port, BOOTSTRAP, context, builders,
+                         said,
                          unobserved=True)
     return found + _readings_of(advertised, tuple(groups), None, None, ADVERTISED, context, builders, said,
                                 unobserved=True)

@@ -15,7 +15,8 @@ from kdiag.explain.builders.bootstrap import bootstrap_connect, bootstrap_unreso
 from kdiag.explain.builders.idle import idle_connection_dropped
 from kdiag.explain.builders.ingress import ingress_default_backend
 from kdiag.explain.builders.kerberos import kerberos_principal_unknown
-from kdiag.explain.builders.peers import advertised_wrong_broker, broker_closed_connection, load_balanced_bootstrap
+from kdiag.explain.builders.peers import (advertised_wrong_broker, broker_closed_connection, broker_stalled,
+                                         load_balanced_bootstrap)
 from kdiag.explain.builders.protocol import not_kafka
 from kdiag.explain.builders.sizes import too_large
 from kdiag.explain.builders.sasl import sasl_auth_failed, sasl_mechanism, sasl_required
@@ -53,6 +54,7 @@ BUILDERS: dict[str, Callable[[Subject, Context], Finding]] = {
     "IDLE_CONNECTION_DROPPED": idle_connection_dropped,
     "INGRESS_DEFAULT_BACKEND": ingress_default_backend,
     "BROKER_CLOSED_CONNECTION": broker_closed_connection,
+    "BROKER_STALLED": broker_stalled,
     "ADVERTISED_WRONG_BROKER": advertised_wrong_broker,
     "LOAD_BALANCED_BOOTSTRAP": load_balanced_bootstrap,
     "BROKER_TOO_OLD": broker_too_old,

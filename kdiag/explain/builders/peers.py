@@ -2,7 +2,8 @@
 answering. Certain where the broker says why (``Rejected connection from /ip, address already has the configured
 maximum of N connections``); one reading among others where a client says only that the connection closed. And the
 answers of a broker that is not the one asked for: an address that reaches another broker (ADVERTISED_WRONG_BROKER),
-several brokers behind one address (LOAD_BALANCED_BOOTSTRAP)."""
+several brokers behind one address (LOAD_BALANCED_BOOTSTRAP). And BROKER_STALLED, only ever a reading: a listener that
+took the connection and never answered, which a client that only waited says in the same words as the others."""
 
 from __future__ import annotations
 
@@ -69,6 +70,21 @@ def load_balanced_bootstrap(subject: Subject, context: Context) -> Finding:
            "connects to the bootstrap address several times and says which brokers answer there.")
     return _peer_finding("LOAD_BALANCED_BOOTSTRAP", "Several brokers answer behind one address the brokers advertise",
                          meaning, fix, subject, context)
+
+
+def broker_stalled(subject: Subject, context: Context) -> Finding:
+    """A listener that accepted the connection and never answered: the kernel took it, the broker's process did not
+    read it (frozen or hung), or a proxy in front accepted it and has no backend to forward to."""
+    meaning = ("The connection was accepted and no answer ever came: the broker's process is not reading its sockets "
+               "(frozen: a paused container or VM, SIGSTOP, a long GC pause; or hung), or a proxy or load balancer "
+               "accepted the connection for a backend that does not answer. A client that only waited for the "
+               "answer says no more than that it timed out.")
+    fix = ("Check the broker at that address is running and answering (`ps -o stat` shows T for a stopped process; "
+           "`docker ps` shows (Paused); its GC log and `jstack` show a long pause or a hang), and that a proxy in "
+           "front of it has a healthy backend. `kdiag bootstrap` waits on the connection and tells a silent "
+           "listener from a slow one by how many bytes came back and when.")
+    return _peer_finding("BROKER_STALLED", f"{at_start(subject)} accepted the connection and never answered", meaning,
+                         fix, subject, context)
 
 
 def _peer_finding(finding_id: str, title: str, meaning: str, fix: str, subject: Subject, context: Context) -> Finding:

@@ -28,9 +28,10 @@ JAVA_CONSUMER = "org.apache.kafka.common.errors.TimeoutException: Timeout expire
     # ... and sends its requests at config.Version's versions unasked
     (SARAMA, REACH + ["TLS_EXPECTED"] + SASL + ["BROKER_TOO_OLD"]),
     (RUBY_KAFKA, REACH + ["TLS_EXPECTED"] + SASL),
-    # no node became ready, the bootstrap or an advertised one; a refused login is its own exception in Java
-    (JAVA_ADMIN, REACH + ["TLS_EXPECTED", "SASL_REQUIRED"] + ADVERTISED),
-    (JAVA_CONSUMER, REACH + ["TLS_EXPECTED", "SASL_REQUIRED"] + ADVERTISED),
+    # no node became ready, the bootstrap or an advertised one; a refused login is its own exception in Java; a node is
+    # ready once its ApiVersions is answered, so a listener that accepts and never answers (a paused broker) too
+    (JAVA_ADMIN, REACH + ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_STALLED"] + ADVERTISED),
+    (JAVA_CONSUMER, REACH + ["TLS_EXPECTED", "SASL_REQUIRED", "BROKER_STALLED"] + ADVERTISED),
 ], ids=["kafka-python", "sarama", "ruby-kafka", "java-admin", "java-consumer"])
 def test_a_family_that_reached_no_broker_gets_each_way_its_words_end_so_as_warnings(line, expected):
     explanation = explained(line)

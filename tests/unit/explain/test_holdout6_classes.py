@@ -73,3 +73,17 @@ def test_a_listeners_scheme_and_a_plain_name_keep_their_own_readings():
 ])
 def test_unknown_topic_or_partition_is_certain_only_where_a_topic_is_named(text, expectation):
     reads(text + "\n", expectation)
+
+
+def test_a_java_admin_call_never_sent_offers_a_listener_that_accepts_and_never_answers():
+    # a paused broker: its kernel accepts, its process never answers ApiVersions, so the node never becomes ready
+    text = ("org.apache.kafka.common.errors.TimeoutException: Call(callName=fetchMetadata, deadlineMs=1796691000000, "
+            "tries=1, nextAllowedTryMs=1796691000100) timed out at 1796691000000 after 1 attempt(s)\n"
+            "Caused by: org.apache.kafka.common.errors.TimeoutException: Timed out waiting to send the call. Call: "
+            "fetchMetadata\n")
+    reads(text, "or:BROKER_STALLED or:BOOTSTRAP_TIMEOUT")
+    # near miss: the same timeout after a line that says why (the bootstrap refused the connect): that, certain
+    refused = ("[2026-12-08 01:00:00,000] WARN [AdminClient clientId=adminclient-1] Connection to node -1 "
+               "(b1.example/192.0.2.1:9092) could not be established. Node may not be available. "
+               "(org.apache.kafka.clients.NetworkClient)\n")
+    reads(refused + text, "BOOTSTRAP_REFUSED no:BROKER_STALLED")
