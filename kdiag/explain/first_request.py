@@ -5,7 +5,7 @@ plaintext listener closes on the ClientHello).
 
 TLS_UNEXPECTED is the likely reading either way. With TLS on in the paste (a ``-tls`` flag, security.protocol=SSL)
 the other is a broker or proxy turning the connection away (a hang-up in the handshake, as
-``sightings.hung_up_in_handshake`` reads every client's); without it the same EOF is also a plaintext client at a TLS
+``tls_readings.hung_up_in_handshake`` reads every client's); without it the same EOF is also a plaintext client at a TLS
 listener that closes without an alert, or a broker before 0.10 that does not know ApiVersions.
 """
 

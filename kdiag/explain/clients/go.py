@@ -14,8 +14,8 @@ from kdiag.explain.sightings import (ADVERTISED, ALL_DOWN, ANY, BOOTSTRAP, CERT_
                                      CONNECTION_CLOSED, COORDINATOR, GO, HOST, HOSTPORT, PLAINTEXT_ON_TLS, RESOLVE,
                                      SASL_CREDENTIALS, SASL_NEEDED, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact,
                                      Item, Pattern, ScanState, Sighting, bootstrap_facts, client_certificate_symptom,
-                                     dns_status, handshake_failure_alert, registrar, role_of, split_endpoint,
-                                     tcp_status)
+                                     dns_status, registrar, role_of, split_endpoint, tcp_status)
+from kdiag.explain.tls_readings import handshake_failure_alert
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 

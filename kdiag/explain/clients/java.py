@@ -19,8 +19,8 @@ from kdiag.explain.sightings import (ANY, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CER
                                      NO_LEADER, PLAINTEXT_ON_TLS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS,
                                      SASL_MECHANISM, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING,
                                      UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, handshake_failure_alert, hung_up_in_handshake, parse_mechanisms,
-                                     registrar, role_of, split_endpoint, with_connection)
+                                     dns_status, parse_mechanisms, registrar, role_of, split_endpoint, with_connection)
+from kdiag.explain.tls_readings import handshake_failure_alert, hung_up_in_handshake
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE,
-                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
-                                     hung_up_in_handshake, registrar, with_connection)
+                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting, registrar,
+                                     with_connection)
+from kdiag.explain.tls_readings import hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

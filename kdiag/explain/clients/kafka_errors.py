@@ -13,7 +13,8 @@ from kdiag.explain.clients.sasl_answers import SASL_ANSWER
 from kdiag.explain.sightings import (ANY, CERT_NAME, CERT_UNTRUSTED, CONNECTION_CLOSED, GO, HOSTPORT, NOT_COORDINATOR,
                                      NOT_LEADER, NO_LEADER, PLAINTEXT_ON_TLS, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, handshake_failure_alert, registrar, split_endpoint)
+                                     client_certificate_symptom, registrar, split_endpoint)
+from kdiag.explain.tls_readings import handshake_failure_alert
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

@@ -12,11 +12,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP, BOOTSTRAP_DISCONNECTED,
-                                     CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST, HOSTPORT, KAFKA_PYTHON, NO_LEADER,
-                                     NOT_IN_METADATA, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
-                                     TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact, Item, Pattern, ScanState, Sighting,
-                                     dns_status, hung_up_in_handshake, registrar, split_endpoint, tcp_status)
+from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, ALL_DOWN, BOOTSTRAP,
+                                     BOOTSTRAP_DISCONNECTED, CONNECT, CONNECTION_CLOSED, COORDINATOR, HOST, HOSTPORT,
+                                     KAFKA_PYTHON, NOT_IN_METADATA, NO_LEADER, REQUEST_TIMEOUT, RESOLVE,
+                                     SASL_CREDENTIALS, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Fact,
+                                     Item, Pattern, ScanState, Sighting, dns_status, registrar, split_endpoint,
+                                     tcp_status)
+from kdiag.explain.tls_readings import hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

@@ -11,8 +11,8 @@ from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, CONNECTION_CLOSED,
                                      HOST, KAFKAJS, REQUEST_TIMEOUT, RESOLVE, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, dns_status, handshake_failure_alert,
-                                     hung_up_in_handshake, registrar, split_endpoint, tcp_status)
+                                     client_certificate_symptom, dns_status, registrar, split_endpoint, tcp_status)
+from kdiag.explain.tls_readings import handshake_failure_alert, hung_up_in_handshake
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)
 

@@ -16,8 +16,9 @@ from kdiag.explain.sightings import (ALL_DOWN, ANY, BOOTSTRAP, CONNECT, CONNECTI
                                      NO_LEADER, PLAINTEXT_ON_TLS, REDACTED, REQUEST_TIMEOUT, SASL_CREDENTIALS,
                                      SASL_MECHANISM, SASL_NEEDED, TLS_FAILED, TLS_ON_PLAINTEXT, TOPIC_DENIED,
                                      TOPIC_MISSING, Fact, Item, Pattern, ScanState, Sighting,
-                                     client_certificate_symptom, hung_up_in_handshake, parse_mechanisms, registrar,
-                                     size_sighting, split_endpoint)
+                                     client_certificate_symptom, parse_mechanisms, registrar, size_sighting,
+                                     split_endpoint)
+from kdiag.explain.tls_readings import hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

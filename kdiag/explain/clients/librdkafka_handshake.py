@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from kdiag.explain.clients.librdkafka_names import RdBroker
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (CERT_NAME, LIBRDKAFKA, TLS_ON_PLAINTEXT, Item, Pattern, ScanState,
-                                     client_certificate_symptom, handshake_failure_alert, hung_up_in_handshake,
-                                     registrar)
+                                     client_certificate_symptom, registrar)
+from kdiag.explain.tls_readings import handshake_failure_alert, hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

@@ -26,8 +26,8 @@ from kdiag.explain.clients.kafka_python import ERRNO_NAMES, ERRNO_TCP, kafka_net
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
                                      HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
                                      UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
-                                     dns_status, handshake_failure_alert, hung_up_in_handshake, registrar,
-                                     split_endpoint)
+                                     dns_status, registrar, split_endpoint)
+from kdiag.explain.tls_readings import handshake_failure_alert, hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

@@ -29,7 +29,8 @@ from kdiag.explain.clients.generic import failure_at, gave_up, remember
 from kdiag.explain.clients.versions import gap
 from kdiag.explain.sightings import (BOOTSTRAP, CONNECT, HOST, NO_LEADER, OTHER, SASL_CREDENTIALS, SASL_MECHANISM,
                                      TLS_ON_PLAINTEXT, TOPIC_DENIED, TOPIC_MISSING, Fact, Item, Pattern, ScanState,
-                                     Sighting, hung_up_in_handshake, registrar)
+                                     Sighting, registrar)
+from kdiag.explain.tls_readings import hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

@@ -20,9 +20,10 @@ from collections.abc import Iterator
 from kdiag.explain.clients.generic import RECENT_LINES, gave_up
 from kdiag.explain.clients.kafka_errors import SPELLINGS
 from kdiag.explain.clients.versions import gap
-from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NO_LEADER, NOT_KAFKA, OTHER, RESOLVE,
-                                     SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern, ScanState,
-                                     Sighting, hung_up_in_handshake, registrar, size_sighting)
+from kdiag.explain.sightings import (BOOTSTRAP, CERT_NAME, CERT_UNTRUSTED, CONNECT, NOT_KAFKA, NO_LEADER, OTHER,
+                                     RESOLVE, SASL_MECHANISM, TLS_ON_PLAINTEXT, TOPIC_MISSING, UNKNOWN, Item, Pattern,
+                                     ScanState, Sighting, registrar, size_sighting)
+from kdiag.explain.tls_readings import hung_up_in_handshake
 
 PATTERNS: list[Pattern] = []
 pattern = registrar(PATTERNS)

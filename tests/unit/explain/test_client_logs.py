@@ -126,7 +126,7 @@ REQUEST_TIMED_OUT = {"idle_nat.kcat_produce", "idle_nat.confluent_producer", "id
 
 # A hang-up in the client's TLS handshake with no alert (OpenSSL's "unexpected eof while reading", Java's "terminated
 # during authentication" with TLS on, Sarama's EOF sending ApiVersions with -tls): a plaintext listener likely, a broker or
-# proxy turning connections away the other reading (sightings.hung_up_in_handshake)
+# proxy turning connections away the other reading (tls_readings.hung_up_in_handshake)
 HUNG_UP_IN_HANDSHAKE = {"tls.tls_on_plaintext.console_producer", "tls.tls_on_plaintext.kcat_list",
                         "tls.tls_on_plaintext.sarama", "tls.tls_on_plaintext.kafkajs"}
 
