@@ -185,16 +185,6 @@ def _java_bootstrap_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[
     yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, host, port, node_id=int(m.group("id")), role=BOOTSTRAP)
 
 
-# NetworkClient's DEBUG words for the same hang-up (every version; the WARN "Bootstrap broker" line came with 2.x): a
-# negative node id is a bootstrap address. A positive one is a broker the metadata named, closed for any reason (idle
-# connections are closed every connections.max.idle.ms): not read.
-@pattern("java.bootstrap_node_disconnected", JAVA, " disconnected.", r"\bNode (?P<id>-\d+) disconnected\.",
-         "[2020-08-11 14:51:20,699] DEBUG [Producer clientId=reporter] Node -2 disconnected. "
-         "(org.apache.kafka.clients.NetworkClient)")
-def _java_bootstrap_node_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, node_id=int(m.group("id")), role=BOOTSTRAP)
-
-
 @pattern("java.metadata_errors", JAVA, "correlation id",
          r"(?:Error while fetching metadata|reported a recoverable issue) with correlation id \d+ : \{(?P<errors>[^}]*)\}",
          "[2026-11-21 14:28:38,421] WARN [Producer clientId=console-producer] The metadata response from the cluster "

@@ -11,8 +11,8 @@ import re
 from collections.abc import Iterator
 
 from kdiag.diagnose.hosts import LOOPBACK, classify_host
-from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, CONNECT, COORDINATOR, HOST, JAVA, RESOLVE,
-                                     TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting, registrar,
+from kdiag.explain.sightings import (ADVERTISED, BOOTSTRAP, BOOTSTRAP_DISCONNECTED, CONNECT, COORDINATOR, HOST, JAVA,
+                                     RESOLVE, TLS_ON_PLAINTEXT, UNKNOWN, Item, Pattern, ScanState, Sighting, registrar,
                                      with_connection)
 from kdiag.explain.tls_readings import hung_up_in_handshake
 
@@ -114,3 +114,13 @@ CLIENT_SIDE_SASL = re.compile(
 def client_side_sasl(words: str) -> bool:
     """The SASL error is the client's own JVM failing to set up its mechanism, not the broker's answer."""
     return CLIENT_SIDE_SASL.search(words) is not None
+
+
+# NetworkClient's DEBUG words for a bootstrap hang-up (every version; java.py's WARN "Bootstrap broker" line came with 2.x): a
+# negative node id is a bootstrap address. A positive one is a broker the metadata named, closed for any reason (idle
+# connections are closed every connections.max.idle.ms): not read.
+@pattern("java.bootstrap_node_disconnected", JAVA, " disconnected.", r"\bNode (?P<id>-\d+) disconnected\.",
+         "[2020-08-11 14:51:20,699] DEBUG [Producer clientId=reporter] Node -2 disconnected. "
+         "(org.apache.kafka.clients.NetworkClient)")
+def _java_bootstrap_node_disconnected(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
+    yield Sighting(BOOTSTRAP_DISCONNECTED, JAVA, node_id=int(m.group("id")), role=BOOTSTRAP)
