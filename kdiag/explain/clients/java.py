@@ -57,8 +57,7 @@ def _java_terminated(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     where = node_where(int(m.group("id")))
     sighting = Sighting(TLS_ON_PLAINTEXT, JAVA, connection.host, connection.port, connection.address,
                         detail="terminated during authentication", **where)  # type: ignore[arg-type]
-    # with TLS on, a hang-up in its handshake (its own words name a firewall and the network too); without it in the
-    # paste, findings.terminated_during_authentication's readings
+    # TLS on: a hang-up in its handshake (its words name a firewall too); off: terminated_during_authentication's
     yield hung_up_in_handshake(sighting, "terminated during authentication")
 
 
