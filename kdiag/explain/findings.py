@@ -147,8 +147,9 @@ def _read(subject: Subject, context: Context, facts: Facts, connected: set[tuple
     if subject.finding_id == "TLS_UNEXPECTED" and subject.first("detail") == "terminated during authentication" \
             and not facts.tls:
         return [terminated_during_authentication(built)]
-    if subject.finding_id == "KERBEROS_PRINCIPAL_UNKNOWN":
-        return [built]  # Java's Kerberos login says only "terminated during authentication": not a TLS hang-up's guess
+    if subject.finding_id == "KERBEROS_PRINCIPAL_UNKNOWN" and \
+            subject.first("detail") == "terminated during authentication":
+        return [built]  # Java's Kerberos login saying only this (_finding_id): the TLS hang-up's guess is not its
     if subject.finding_id == "TLS_UNEXPECTED" and cut_at_first_request(subject):
         return first_request_readings(built, subject, context, BUILDERS, tls=facts.tls)
     if subject.guessed:

@@ -9,6 +9,7 @@ from kdiag.diagnose.hosts import LOOPBACK, UNSPECIFIED, classify_host, normalise
 from kdiag.diagnose.rule import finding
 from kdiag.diagnose.rules.bootstrap import dns_meaning
 from kdiag.diagnose.wording import join_words
+from kdiag.explain.clients.scheme_addresses import SERVICE_LINK
 from kdiag.explain.implied import rule_fix
 from kdiag.explain.shared import client_said, consequence_sentence, evidence, with_confirm
 from kdiag.explain.sightings import JAVA
@@ -17,10 +18,6 @@ from kdiag.finding import Finding
 from kdiag.report import Endpoint
 from probes.hostport import hostport
 from probes.results import DnsResult
-
-SERVICE_LINK = re.compile(r"(?P<host>[^:/\s]+):(?:tcp|udp)://(?P<ip>\S+):(?P<port>\d{1,5})")
-"""``host:tcp://ip:port``: an address whose port is a Kubernetes service link's value (scheme_addresses)."""
-
 
 def bootstrap_unresolvable(subject: Subject, context: Context) -> Finding:
     status = subject.status or "nxdomain"

@@ -278,13 +278,14 @@ def _kafka_python_connection_error(m: re.Match[str], scan: ScanState) -> Iterato
         yield Sighting(CONNECTION_CLOSED, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group("closed"))
     elif m.group("ssl") in _SSL_NOT_TLS:  # the TLS handshake met a peer that does not speak TLS
         sighting = Sighting(TLS_ON_PLAINTEXT, KAFKA_PYTHON, node_id=node_id, role=role, detail=m.group(0))
-        yield hung_up_in_handshake(sighting, m.group(0)) if m.group("ssl") == _HANG_UP else sighting
+        yield hung_up_in_handshake(sighting, m.group(0)) if m.group("ssl") == SSL_HANG_UP else sighting
 
 
 # Python's ssl module when the other side is not TLS: bytes that are not TLS, or (UNEXPECTED_EOF_WHILE_READING) a
 # hang-up on the ClientHello, which a plaintext listener does and a proxy or broker turning connections away too.
 _SSL_NOT_TLS = ("UNEXPECTED_EOF_WHILE_READING", "WRONG_VERSION_NUMBER", "RECORD_LAYER_FAILURE", "HTTP_REQUEST")
-_HANG_UP = "UNEXPECTED_EOF_WHILE_READING"
+SSL_HANG_UP = "UNEXPECTED_EOF_WHILE_READING"
+"""Python's ssl reason when the other side closed during the handshake and sent nothing (python_connecting too)."""
 
 
 # The Python clients' DEBUG dump of a Metadata answer: the brokers it lists, a topic's error (3: it does not

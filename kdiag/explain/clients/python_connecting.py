@@ -22,7 +22,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from kdiag.explain.clients.kafka_python import ERRNO_NAMES, ERRNO_TCP, kafka_net_role, kafka_python_connection
+from kdiag.explain.clients.kafka_python import (ERRNO_NAMES, ERRNO_TCP, SSL_HANG_UP, kafka_net_role,
+                                                kafka_python_connection)
 from kdiag.explain.sightings import (ADVERTISED, ADVERTISED_DOWN, AIOKAFKA, BOOTSTRAP, CONNECT, CONNECTION_CLOSED,
                                      HOSTPORT, KAFKA_PYTHON, NOT_KAFKA, RESOLVE, SASL_CREDENTIALS, TLS_ON_PLAINTEXT,
                                      UNKNOWN, Fact, Item, Pattern, ScanState, Sighting, client_certificate_symptom,
@@ -167,7 +168,7 @@ _CONNECTING = re.compile(rf"Unable connect to (?:\"(?P<hp>{HOSTPORT})\"|node wit
          "ERROR:aiokafka:Unable connect to \"b1.example:9093\": [SSL: WRONG_VERSION_NUMBER] wrong version number "
          "(_ssl.c:1006)")
 def _python_not_tls(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
-    hang_up = m.group("eof") or m.group("code") == "UNEXPECTED_EOF_WHILE_READING"  # no byte came back: likely
+    hang_up = m.group("eof") or m.group("code") == SSL_HANG_UP  # no byte came back: likely
     if _CONNECTING.search(m.string) is None and hang_up:
         return
     client, host, port, node_id, role = _python_connection(m.string)

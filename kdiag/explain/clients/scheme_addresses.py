@@ -57,16 +57,19 @@ def _dial_address_with_scheme(m: re.Match[str], scan: ScanState) -> Iterator[Ite
 # address from a variable named like that (REDPANDA_PORT, KAFKA_PORT) dials ``host:tcp://ip:port``, which Go looks up
 # whole as a name ("lookup kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092: no such host"). Certain and certainly the
 # bootstrap, as any address with a scheme in it: only the client's own configuration holds one.
+SERVICE_LINK = re.compile(r"(?P<host>[A-Za-z0-9_.-]{1,253}):(?P<link>(?:tcp|udp)://(?P<ip>[0-9A-Fa-f.:\[\]]{2,45}):"
+                          r"(?P<port>\d{1,5}))")
+"""``host:tcp://ip:port``: an address whose port is a service link's value, as the lookup names it and as
+builders.bootstrap reads the host it gives."""
 SERVICE_LINK_FROM = ("the address's port is a Kubernetes service link's value (<SERVICE>_PORT=tcp://ip:port, set in "
                      "every container of the namespace unless the pod has enableServiceLinks: false): the client's own "
                      "configuration built it from that variable")
 
 
 @pattern("go.lookup_service_link_port", GO, "://",
-         r"lookup (?P<host>[A-Za-z0-9_.-]{1,253}):(?P<link>(?:tcp|udp)://[0-9A-Fa-f.:\[\]]{2,45}:(?P<port>\d{1,5}))"
-         r"(?: on \S+?)?: (?P<why>no such host|server misbehaving|i/o timeout)",
-         "failed to dial: failed to open connection to [kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092]:9092: dial tcp: "
-         "lookup kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092: no such host")
+         rf"lookup {SERVICE_LINK.pattern}(?: on \S+?)?: (?P<why>no such host|server misbehaving|i/o timeout)",
+         "failed to dial: failed to open connection to [kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092]:9092: dial "
+         "tcp: lookup kafka.ns.svc.cluster.local:tcp://10.0.0.5:9092: no such host")
 def _lookup_service_link_port(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     yield Sighting(RESOLVE, GO, f"{m.group('host')}:{m.group('link')}", int(m.group("port")), role=BOOTSTRAP,
                    status="nxdomain", detail=m.group(0), role_from=SERVICE_LINK_FROM)
