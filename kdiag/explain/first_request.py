@@ -18,7 +18,7 @@ from kdiag.explain.subject import Context, Subject
 from kdiag.finding import Finding
 
 CUT_AT_FIRST_REQUEST = "EOF at the first request"
-"""The start of the detail of a sighting read by ``first_request_readings``: TLS_UNEXPECTED likely, with or without TLS."""
+"""The start of the detail of a sighting read by ``first_request_readings``: TLS_UNEXPECTED likely, TLS or not."""
 
 OTHERS = ("TLS_EXPECTED", "BROKER_TOO_OLD", "BROKER_CLOSED_CONNECTION")
 OTHERS_WITH_TLS = ("BROKER_CLOSED_CONNECTION",)

@@ -72,8 +72,8 @@ def _port_from_a_service_link(subject: Subject, context: Context, link: re.Match
     explanation = (f"{client_said(subject)} The client's bootstrap address is {written}: a host, then where its port "
                    f"belongs tcp://{link.group('ip')}:{link.group('port')}, the value Kubernetes gives a service link "
                    "variable. For every Service in the namespace the kubelet sets <SERVICE>_PORT=tcp://ip:port (beside "
-                   "<SERVICE>_SERVICE_HOST and <SERVICE>_SERVICE_PORT) in each container, so an application that reads its broker's "
-                   "port from a variable of that name (KAFKA_PORT, REDPANDA_PORT) gets the link's value instead. The "
+                   "<SERVICE>_SERVICE_HOST and <SERVICE>_SERVICE_PORT) in each container, so an application that "
+                   "reads its broker's port from a variable of that name (KAFKA_PORT, REDPANDA_PORT) gets the link's value instead. The "
                    f"client looked up a host named {written}, which no resolver has, so it never reached a broker."
                    + consequence_sentence(context))
     confirm = context.confirm(fallback=used)

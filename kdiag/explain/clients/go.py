@@ -129,7 +129,8 @@ _GO_ALERTS = {"bad certificate": "bad_certificate", "certificate required": "cer
          "[sarama] Failed to connect to broker kafka:9093: remote error: tls: certificate required")
 def _go_tls_alert(m: re.Match[str], scan: ScanState) -> Iterator[Item]:
     alert = _GO_ALERTS.get(m.group("alert"))
-    sighting = _go_sighting(client_certificate_symptom(alert or "handshake_failure", scan), m.string, scan, detail=alert)
+    symptom = client_certificate_symptom(alert or "handshake_failure", scan)
+    sighting = _go_sighting(symptom, m.string, scan, detail=alert)
     yield sighting if alert else handshake_failure_alert(sighting, scan, m.group(0))
 
 

@@ -116,9 +116,9 @@ def client_side_sasl(words: str) -> bool:
     return CLIENT_SIDE_SASL.search(words) is not None
 
 
-# NetworkClient's DEBUG words for a bootstrap hang-up (every version; java.py's WARN "Bootstrap broker" line came with 2.x): a
-# negative node id is a bootstrap address. A positive one is a broker the metadata named, closed for any reason (idle
-# connections are closed every connections.max.idle.ms): not read.
+# NetworkClient's DEBUG words for a bootstrap hang-up (every version; java.py's WARN "Bootstrap broker" line came with
+# 2.x): a negative node id is a bootstrap address. A positive one is a broker the metadata named, closed for any reason
+# (idle connections are closed every connections.max.idle.ms): not read.
 @pattern("java.bootstrap_node_disconnected", JAVA, " disconnected.", r"\bNode (?P<id>-\d+) disconnected\.",
          "[2020-08-11 14:51:20,699] DEBUG [Producer clientId=reporter] Node -2 disconnected. "
          "(org.apache.kafka.clients.NetworkClient)")
